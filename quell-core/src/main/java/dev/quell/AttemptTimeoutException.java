@@ -1,0 +1,25 @@
+package dev.quell;
+
+import java.time.Duration;
+
+/**
+ * One attempt ran longer than its attempt timeout and was abandoned. The default classifiers treat
+ * it as transient, so the call may retry. It reaches your code only as the last failure of a call
+ * that could not retry, or as the cause of another Quell exception.
+ */
+public final class AttemptTimeoutException extends ResilienceException {
+  private static final long serialVersionUID = 1L;
+
+  private final Duration timeout;
+
+  /** Creates the exception; normally only Quell does this. */
+  public AttemptTimeoutException(Duration timeout) {
+    super("attempt timed out after " + timeout.toMillis() + " ms", null);
+    this.timeout = timeout;
+  }
+
+  /** The timeout that expired (the attempt timeout, or the time left before the deadline if that was less). */
+  public Duration timeout() {
+    return timeout;
+  }
+}

@@ -1,0 +1,198 @@
+package dev.quell;
+
+import dev.quell.internal.Problems;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How long to wait before each retry.
+ *
+ * <p>A Retry-After named by the dependency (or by a limiter) replaces the backoff for that retry,
+ * capped by {@link #max()} and never jittered. A delay that would end after the call's deadline is
+ * not slept: the call ends at once with {@link StopReason#DEADLINE_EXCEEDED}.
+ *
+ * <p>Implementations must be immutable and thread-safe; write your own as a lambda-friendly class
+ * or use {@link #of(Delay)}.
+ */
+public interface Backoff {
+
+  /** Retry at once. */
+  Backoff NONE = constant(Duration.ZERO);
+
+  /**
+   * The delay before retry number {@code retry} (1 for the first retry) after an attempt judged
+   * {@code verdict}, drawing any randomness from {@code random}.
+   */
+  Duration delay(int retry, Verdict verdict, RandomGenerator random);
+
+  /** The longest delay this backoff produces, and the cap on a dependency's Retry-After. 30 s unless the backoff says otherwise. */
+  default Duration max() {
+    return Exponential.DEFAULT_MAX;
+  }
+
+  /**
+   * Exponential backoff with full jitter: 100 ms for a transient failure, 1 s when throttled, doubling
+   * each retry, at most 30 s.
+   */
+  static Exponential exponential() {
+    return Exponential.DEFAULT;
+  }
+
+  /** Exponential backoff from {@code base} (for transient and throttled failures alike), doubling, at most 30 s, full jitter. */
+  static Exponential exponential(Duration base) {
+    return new Exponential(base, base, 2.0, Exponential.DEFAULT_MAX, Jitter.FULL);
+  }
+
+  /** Exponential backoff with every parameter given, full jitter. */
+  static Exponential exponential(Duration transientBase, Duration throttledBase, double factor, Duration max) {
+    return new Exponential(transientBase, throttledBase, factor, max, Jitter.FULL);
+  }
+
+  /** The same delay before every retry, no jitter. */
+  static Backoff constant(Duration delay) {
+    new Problems().notNegative("backoff delay", delay).throwIfAny();
+    return new Constant(delay);
+  }
+
+  /** A custom backoff from a function of the retry number and verdict; it is capped at 30 s. */
+  static Backoff of(Delay delay) {
+    Objects.requireNonNull(delay, "delay");
+    return (retry, verdict, random) -> delay.delay(retry, verdict);
+  }
+
+  /** A custom delay function for {@link #of(Delay)}. */
+  @FunctionalInterface
+  interface Delay {
+    /** The delay before retry number {@code retry} (1 for the first retry). */
+    Duration delay(int retry, Verdict verdict);
+  }
+
+  /**
+   * Exponential backoff: {@code base × factor^(retry-1)}, capped at {@code max}, then jittered. The
+   * base is {@code throttledBase} after a {@link Verdict.Kind#THROTTLED} verdict without a
+   * Retry-After, {@code transientBase} otherwise. Immutable: each {@code with…} returns a new one.
+   */
+  final class Exponential implements Backoff {
+    static final Duration DEFAULT_MAX = Duration.ofSeconds(30);
+    static final Exponential DEFAULT =
+        new Exponential(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, DEFAULT_MAX, Jitter.FULL);
+
+    private final Duration transientBase;
+    private final Duration throttledBase;
+    private final double factor;
+    private final Duration max;
+    private final Jitter jitter;
+
+    Exponential(Duration transientBase, Duration throttledBase, double factor, Duration max, Jitter jitter) {
+      Problems p = new Problems()
+          .notNegative("backoff transientBase", transientBase)
+          .notNegative("backoff throttledBase", throttledBase)
+          .require(factor >= 1.0 && Double.isFinite(factor), "backoff factor", factor, "must be a finite number of at least 1")
+          .notNegative("backoff max", max);
+      if (p.isEmpty() && max.compareTo(transientBase) < 0) {
+        p.require(false, "backoff max", max, "must not be less than transientBase (" + transientBase.toMillis() + " ms)");
+      }
+      p.throwIfAny();
+      this.transientBase = transientBase;
+      this.throttledBase = throttledBase;
+      this.factor = factor;
+      this.max = max;
+      this.jitter = Objects.requireNonNull(jitter, "jitter");
+    }
+
+    /** A copy with another base for transient failures. */
+    public Exponential withTransientBase(Duration base) {
+      return new Exponential(base, throttledBase, factor, max, jitter);
+    }
+
+    /** A copy with another base for throttled failures. */
+    public Exponential withThrottledBase(Duration base) {
+      return new Exponential(transientBase, base, factor, max, jitter);
+    }
+
+    /** A copy with another growth factor (at least 1). */
+    public Exponential withFactor(double factor) {
+      return new Exponential(transientBase, throttledBase, factor, max, jitter);
+    }
+
+    /** A copy with another cap. */
+    public Exponential withMax(Duration max) {
+      return new Exponential(transientBase, throttledBase, factor, max, jitter);
+    }
+
+    /** A copy with another jitter mode. */
+    public Exponential withJitter(Jitter jitter) {
+      return new Exponential(transientBase, throttledBase, factor, max, jitter);
+    }
+
+    /** The jitter mode. */
+    public Jitter jitter() {
+      return jitter;
+    }
+
+    @Override
+    public Duration max() {
+      return max;
+    }
+
+    @Override
+    public Duration delay(int retry, Verdict verdict, RandomGenerator random) {
+      Duration base = verdict.kind() == Verdict.Kind.THROTTLED ? throttledBase : transientBase;
+      double nanos = base.toNanos() * Math.pow(factor, Math.max(0, retry - 1));
+      long capped = (long) Math.min(nanos, (double) max.toNanos());
+      return Duration.ofNanos(jitter.apply(capped, random));
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+      if (!(o instanceof Exponential)) {
+        return false;
+      }
+      Exponential e = (Exponential) o;
+      return e.transientBase.equals(transientBase) && e.throttledBase.equals(throttledBase)
+          && Double.compare(e.factor, factor) == 0 && e.max.equals(max) && e.jitter == jitter;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(transientBase, throttledBase, factor, max, jitter);
+    }
+
+    @Override
+    public String toString() {
+      return "exponential(" + transientBase.toMillis() + " ms transient, " + throttledBase.toMillis()
+          + " ms throttled, ×" + factor + ", max " + max.toMillis() + " ms, " + jitter + " jitter)";
+    }
+  }
+
+  /** A constant delay. */
+  final class Constant implements Backoff {
+    private final Duration delay;
+
+    Constant(Duration delay) {
+      this.delay = delay;
+    }
+
+    @Override
+    public Duration delay(int retry, Verdict verdict, RandomGenerator random) {
+      return delay;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+      return o instanceof Constant && ((Constant) o).delay.equals(delay);
+    }
+
+    @Override
+    public int hashCode() {
+      return delay.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return delay.isZero() ? "none" : "constant(" + delay.toMillis() + " ms)";
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package dev.quell;
+
+import dev.quell.internal.Problems;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A fixed number of retries per fixed window, behind {@link RetryBudget#replenishing}. Spending
+ * happens only on the retry path, which is cold, so a lock keeps the window roll-over and the
+ * charge obviously atomic.
+ */
+final class ReplenishingAllowance extends RetryBudget {
+  private final String name;
+  private final int maxTokens;
+  private final long periodNanos;
+  private final long origin;
+  private final TimeSource time;
+
+  private long window;
+  private int remaining;
+
+  ReplenishingAllowance(String name, int maxTokens, Duration period, TimeSource time) {
+    new Problems()
+        .require(maxTokens > 0, "replenishing maxTokens", maxTokens, "must be at least 1; to turn the budget off use RetryBudget.NONE")
+        .positive("replenishing period", period)
+        .throwIfAny();
+    this.name = name;
+    this.maxTokens = maxTokens;
+    this.periodNanos = period.toNanos();
+    this.time = time;
+    this.origin = time.nanoTime();
+    this.remaining = maxTokens;
+  }
+
+  @Override
+  public synchronized boolean trySpend(Criticality criticality) {
+    roll();
+    int reserve = (int) Math.ceil(criticality.reserve() * maxTokens);
+    if (remaining - 1 < reserve) {
+      return false;
+    }
+    remaining--;
+    return true;
+  }
+
+  @Override
+  public void deposit() {}
+
+  @Override
+  public void recordFailure() {}
+
+  @Override
+  public synchronized Optional<Duration> retryAfter() {
+    roll();
+    if (remaining > 0) {
+      return Optional.of(Duration.ZERO);
+    }
+    long nextWindowAt = origin + (window + 1) * periodNanos;
+    return Optional.of(Duration.ofNanos(Math.max(0, nextWindowAt - time.nanoTime())));
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public synchronized double utilization() {
+    roll();
+    return 1.0 - (double) remaining / maxTokens;
+  }
+
+  @Override
+  public synchronized double tokens() {
+    roll();
+    return remaining;
+  }
+
+  @Override
+  public double capacity() {
+    return maxTokens;
+  }
+
+  private void roll() {
+    long current = Math.max(0, (time.nanoTime() - origin) / periodNanos);
+    if (current > window) {
+      window = current;
+      remaining = maxTokens;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RetryBudget.replenishing[" + name + ", " + maxTokens + " per " + Duration.ofNanos(periodNanos) + "]";
+  }
+}

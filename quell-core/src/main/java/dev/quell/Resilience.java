@@ -1,0 +1,417 @@
+package dev.quell;
+
+import dev.quell.internal.Problems;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A resilience policy: how many attempts a call may make, within what deadline, how long each may
+ * run, how long to wait between them, what counts as failure, and the {@link RetryBudget} that bounds
+ * retries across all calls.
+ *
+ * <p>Policies are immutable values. Every {@code with…} method returns a new policy, validated at
+ * once; {@link #with(Consumer)} changes several settings and reports every problem together.
+ * {@link #equals} and {@link #hashCode} cover configuration only. Each policy instance owns its
+ * automatic budget (unless you give it another), so build a policy once per dependency and keep it in
+ * a field: a policy rebuilt for every call never sees enough traffic for its budget to bound anything.
+ *
+ * <pre>{@code
+ * static final Resilience INVENTORY = Resilience.DEFAULT
+ *     .withName("inventory")
+ *     .withAttempts(4)
+ *     .withDeadline(Duration.ofSeconds(2));
+ *
+ * Stock stock = INVENTORY.execute(() -> inventory.lookup(sku));
+ * }</pre>
+ *
+ * <p>Three ways to run a call, all driving the same decision core:
+ * <ul>
+ *   <li>{@link #execute(Callable)}: returns the value or throws. Exceptions from your work are rethrown
+ *       unchanged; Quell's own refusals throw {@link CallRejectedException} or
+ *       {@link DeadlineExceededException}.
+ *   <li>{@link #run(Callable)}: never throws; returns an {@link Outcome} with the stop reason.
+ *   <li>{@link #executeAsync(Supplier)}: for work that returns a {@link CompletionStage}.
+ * </ul>
+ *
+ * <p><b>Attempt timeouts in synchronous calls</b> end a blocked attempt by interrupting the calling
+ * thread. Work that honours interrupts (sleeps, {@code java.net.http}, NIO channels, most JDBC
+ * drivers' statement timeouts aside) stops at once; blocking {@code java.io} socket reads ignore
+ * interrupts and run until their own socket timeout, so give such clients a read timeout too. The
+ * interrupt is cleared before Quell returns or retries, so it never leaks into your later code.
+ */
+public final class Resilience {
+
+  /** Pass-through: one attempt, no deadline, no attempt timeout, no budget. */
+  public static final Resilience NONE = new Resilience(settingsOfNone());
+
+  /**
+   * 3 attempts in total, 30 s deadline, 10 s attempt timeout, exponential backoff with full jitter
+   * (100 ms base, 1 s when throttled, doubling, at most 30 s), {@link Classifier#DEFAULT}, and an
+   * automatic retry budget.
+   */
+  public static final Resilience DEFAULT = new Resilience(new Settings());
+
+  /** {@link #DEFAULT} with {@link Classifier#HTTP}: 408 and 5xx are retried, 429 and Retry-After honoured. */
+  public static final Resilience HTTP = new Resilience(new Settings().name("http").classifier(Classifier.HTTP));
+
+  private final String name;
+  private final int attempts;
+  private final @Nullable Duration deadline;
+  private final @Nullable Duration attemptTimeout;
+  private final Backoff backoff;
+  private final Classifier classifier;
+  private final RetryBudget budget;
+  private final List<ResilienceListener> listeners;
+  private final TimeSource timeSource;
+
+  // derived, not configuration
+  final long deadlineNanos;
+  final long attemptTimeoutNanos;
+  /** The first attempt's timeout: min(attempt timeout, deadline); Long.MAX_VALUE for none. */
+  final long firstAttemptTimeoutNanos;
+  private final RetryBudget activeBudget;
+
+  private Resilience(Settings s) {
+    s.validate();
+    this.name = s.name;
+    this.attempts = s.attempts;
+    this.deadline = s.deadline;
+    this.attemptTimeout = s.attemptTimeout;
+    this.backoff = s.backoff;
+    this.classifier = s.classifier;
+    this.budget = s.budget;
+    this.listeners = List.copyOf(s.listeners);
+    this.timeSource = s.timeSource;
+    this.deadlineNanos = deadline == null ? Long.MAX_VALUE : deadline.toNanos();
+    this.attemptTimeoutNanos = attemptTimeout == null ? Long.MAX_VALUE : attemptTimeout.toNanos();
+    this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
+    this.activeBudget = resolveBudget(budget, attempts, name, timeSource);
+  }
+
+  private static RetryBudget resolveBudget(RetryBudget configured, int attempts, String name, TimeSource time) {
+    if (attempts <= 1) {
+      return RetryBudget.NONE; // nothing to retry, nothing to bound
+    }
+    return configured == RetryBudget.AUTOMATIC ? RetryBudget.automatic(name, time) : configured;
+  }
+
+  private static Settings settingsOfNone() {
+    Settings s = new Settings();
+    s.name = "none";
+    s.attempts = 1;
+    s.deadline = null;
+    s.attemptTimeout = null;
+    s.backoff = Backoff.NONE;
+    s.budget = RetryBudget.NONE;
+    return s;
+  }
+
+  // ---------------------------------------------------------------- settings
+
+  /**
+   * A copy with several settings changed at once, validated together: every problem is reported in
+   * one {@link ResilienceConfigurationException}. The {@link Settings} object is only valid inside
+   * {@code change}.
+   *
+   * <pre>{@code
+   * Resilience p = Resilience.DEFAULT.with(s -> s
+   *     .name("payments")
+   *     .attempts(2)
+   *     .deadline(Duration.ofSeconds(1))
+   *     .attemptTimeout(Duration.ofMillis(300)));
+   * }</pre>
+   */
+  public Resilience with(Consumer<Settings> change) {
+    Settings s = new Settings(this);
+    change.accept(s);
+    s.closed = true;
+    return new Resilience(s);
+  }
+
+  /** A copy with another name (used in events, metrics and the automatic budget's name). */
+  public Resilience withName(String name) {
+    return with(s -> s.name(name));
+  }
+
+  /** A copy that makes at most {@code attempts} attempts in total, the first included (at least 1). */
+  public Resilience withAttempts(int attempts) {
+    return with(s -> s.attempts(attempts));
+  }
+
+  /** A copy whose calls give up {@code deadline} after they start, however many attempts remain. */
+  public Resilience withDeadline(Duration deadline) {
+    return with(s -> s.deadline(deadline));
+  }
+
+  /** A copy with no deadline of its own. */
+  public Resilience withoutDeadline() {
+    return with(s -> s.deadline(null));
+  }
+
+  /** A copy in which each attempt may run at most {@code timeout} (and never past the deadline). */
+  public Resilience withAttemptTimeout(Duration timeout) {
+    return with(s -> s.attemptTimeout(timeout));
+  }
+
+  /** A copy with no attempt timeout (attempts are still bounded by the deadline). */
+  public Resilience withoutAttemptTimeout() {
+    return with(s -> s.attemptTimeout(null));
+  }
+
+  /** A copy with another backoff. */
+  public Resilience withBackoff(Backoff backoff) {
+    return with(s -> s.backoff(backoff));
+  }
+
+  /** A copy with another classifier. */
+  public Resilience withClassifier(Classifier classifier) {
+    return with(s -> s.classifier(classifier));
+  }
+
+  /**
+   * A copy that spends from {@code budget}: {@link RetryBudget#AUTOMATIC} (a fresh private bucket),
+   * {@link RetryBudget#NONE} or {@code null} (no budget), or a budget you made or share.
+   */
+  public Resilience withBudget(@Nullable RetryBudget budget) {
+    return with(s -> s.budget(budget));
+  }
+
+  /** A copy that also sends its events to {@code listener}. */
+  public Resilience withListener(ResilienceListener listener) {
+    return with(s -> s.listener(listener));
+  }
+
+  /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
+  public Resilience withTimeSource(TimeSource timeSource) {
+    return with(s -> s.timeSource(timeSource));
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  /** The policy's name. */
+  public String name() { return name; }
+
+  /** Attempts in total, the first included. */
+  public int attempts() { return attempts; }
+
+  /** The deadline of each call, if any. */
+  public Optional<Duration> deadline() { return Optional.ofNullable(deadline); }
+
+  /** The attempt timeout, if any. */
+  public Optional<Duration> attemptTimeout() { return Optional.ofNullable(attemptTimeout); }
+
+  /** The backoff between attempts. */
+  public Backoff backoff() { return backoff; }
+
+  /** The classifier. */
+  public Classifier classifier() { return classifier; }
+
+  /** The budget as configured: {@link RetryBudget#AUTOMATIC}, {@link RetryBudget#NONE}, or a given budget. */
+  public RetryBudget budget() { return budget; }
+
+  /**
+   * The live budget this policy instance spends from: its own bucket when configured
+   * {@link RetryBudget#AUTOMATIC}, {@link RetryBudget#NONE} when it makes only one attempt. Watch its
+   * {@link RetryBudget#utilization()}.
+   */
+  public RetryBudget activeBudget() { return activeBudget; }
+
+  /** The listeners, in registration order. */
+  public List<ResilienceListener> listeners() { return listeners; }
+
+  /** The time source. */
+  public TimeSource timeSource() { return timeSource; }
+
+  // ---------------------------------------------------------------- execution
+
+  /**
+   * Runs {@code work} under this policy and returns its value, or throws.
+   *
+   * <p>Throws the last attempt's exception, unchanged, when the call stops because the failure was
+   * permanent or the attempts ran out; {@link CallRejectedException} when the budget refused a
+   * retry (after the guarded pause); {@link DeadlineExceededException} when the deadline passed; and
+   * {@link InterruptedException}, with the thread's interrupt flag kept set, when the thread was
+   * interrupted. When the last attempt returned a value the classifier did not accept (an HTTP 503,
+   * say) and retrying is over, that value is returned.
+   */
+  public <T> @Nullable T execute(Callable<T> work) throws Exception {
+    return SyncExecution.execute(this, work, null);
+  }
+
+  /** As {@link #execute(Callable)}, for work that wants to know its {@link Attempt}. */
+  public <T> @Nullable T execute(Work<T> work) throws Exception {
+    return SyncExecution.execute(this, null, work);
+  }
+
+  /** Runs {@code work} under this policy and reports how it ended. Never throws for the work's failures. */
+  public <T> Outcome<T> run(Callable<T> work) {
+    return SyncExecution.run(this, work, null);
+  }
+
+  /** As {@link #run(Callable)}, for work that wants to know its {@link Attempt}. */
+  public <T> Outcome<T> run(Work<T> work) {
+    return SyncExecution.run(this, null, work);
+  }
+
+  /**
+   * Runs asynchronous work under this policy. {@code work} is called once per attempt and must
+   * return promptly with a stage that completes later. Retries are started from the time source's
+   * scheduler thread after their backoff. An attempt that outlives its timeout is abandoned: its
+   * future is cancelled and the call moves on. Cancelling the returned future cancels the call,
+   * including the attempt in flight.
+   */
+  public <T> CompletableFuture<T> executeAsync(Supplier<? extends CompletionStage<T>> work) {
+    Objects.requireNonNull(work, "work");
+    return AsyncExecution.<T>start(this, attempt -> work.get()).result;
+  }
+
+  /** As {@link #executeAsync(Supplier)}, for work that wants to know its {@link Attempt}. */
+  public <T> CompletableFuture<T> executeAsync(AsyncWork<T> work) {
+    Objects.requireNonNull(work, "work");
+    return AsyncExecution.start(this, work).result;
+  }
+
+  /** As {@link #executeAsync(AsyncWork)}, completing with an {@link Outcome} instead of failing. */
+  public <T> CompletableFuture<Outcome<T>> runAsync(AsyncWork<T> work) {
+    Objects.requireNonNull(work, "work");
+    return AsyncExecution.start(this, work).outcome;
+  }
+
+  /** Work that receives its {@link Attempt}. */
+  @FunctionalInterface
+  public interface Work<T> {
+    /** Runs one attempt. */
+    T call(Attempt attempt) throws Exception;
+  }
+
+  /** Asynchronous work that receives its {@link Attempt}. */
+  @FunctionalInterface
+  public interface AsyncWork<T> {
+    /** Starts one attempt and returns a stage that completes with its result. */
+    CompletionStage<T> start(Attempt attempt);
+  }
+
+  // ---------------------------------------------------------------- identity
+
+  @Override
+  public boolean equals(@Nullable Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Resilience)) {
+      return false;
+    }
+    Resilience r = (Resilience) o;
+    return name.equals(r.name) && attempts == r.attempts && Objects.equals(deadline, r.deadline)
+        && Objects.equals(attemptTimeout, r.attemptTimeout) && backoff.equals(r.backoff)
+        && classifier.equals(r.classifier) && budget.equals(r.budget) && listeners.equals(r.listeners)
+        && timeSource.equals(r.timeSource);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource);
+  }
+
+  @Override
+  public String toString() {
+    return "Resilience[" + name + ", attempts=" + attempts
+        + ", deadline=" + (deadline == null ? "none" : deadline.toMillis() + "ms")
+        + ", attemptTimeout=" + (attemptTimeout == null ? "none" : attemptTimeout.toMillis() + "ms")
+        + ", backoff=" + backoff + ", budget=" + budget + "]";
+  }
+
+  /**
+   * The settings of a policy, changed inside {@link Resilience#with(Consumer)} and validated together
+   * when it returns. Not thread-safe, and unusable after {@code with} returns.
+   */
+  public static final class Settings {
+    private String name = "default";
+    private int attempts = 3;
+    private @Nullable Duration deadline = Duration.ofSeconds(30);
+    private @Nullable Duration attemptTimeout = Duration.ofSeconds(10);
+    private Backoff backoff = Backoff.exponential();
+    private Classifier classifier = Classifier.DEFAULT;
+    private RetryBudget budget = RetryBudget.AUTOMATIC;
+    private final List<ResilienceListener> listeners = new ArrayList<>();
+    private TimeSource timeSource = TimeSource.system();
+    boolean closed;
+
+    Settings() {}
+
+    Settings(Resilience from) {
+      name = from.name;
+      attempts = from.attempts;
+      deadline = from.deadline;
+      attemptTimeout = from.attemptTimeout;
+      backoff = from.backoff;
+      classifier = from.classifier;
+      budget = from.budget;
+      listeners.addAll(from.listeners);
+      timeSource = from.timeSource;
+    }
+
+    private Settings open() {
+      if (closed) {
+        throw new IllegalStateException("Resilience.Settings can only be changed inside Resilience.with(...)");
+      }
+      return this;
+    }
+
+    /** The policy's name, used in events, metrics and logs. */
+    public Settings name(String name) { open().name = name; return this; }
+
+    /** Attempts in total, the first included; at least 1. */
+    public Settings attempts(int attempts) { open().attempts = attempts; return this; }
+
+    /** The deadline of each call; null for none. */
+    public Settings deadline(@Nullable Duration deadline) { open().deadline = deadline; return this; }
+
+    /** The longest one attempt may run; null for none. */
+    public Settings attemptTimeout(@Nullable Duration attemptTimeout) { open().attemptTimeout = attemptTimeout; return this; }
+
+    /** The backoff between attempts. */
+    public Settings backoff(Backoff backoff) { open().backoff = backoff; return this; }
+
+    /** What counts as success, transient and permanent failure. */
+    public Settings classifier(Classifier classifier) { open().classifier = classifier; return this; }
+
+    /** The retry budget; null means {@link RetryBudget#NONE}. */
+    public Settings budget(@Nullable RetryBudget budget) { open().budget = budget == null ? RetryBudget.NONE : budget; return this; }
+
+    /** Adds a listener. */
+    public Settings listener(ResilienceListener listener) { open().listeners.add(Objects.requireNonNull(listener, "listener")); return this; }
+
+    /** Removes every listener. */
+    public Settings clearListeners() { open().listeners.clear(); return this; }
+
+    /** The time source. */
+    public Settings timeSource(TimeSource timeSource) { open().timeSource = timeSource; return this; }
+
+    @SuppressWarnings("ConstantConditions") // users without nullness checking can still pass null
+    void validate() {
+      Problems p = new Problems();
+      p.require(name != null && !name.isBlank(), "name", name == null ? null : '"' + name + '"', "must not be blank");
+      p.require(attempts >= 1, "attempts", attempts, "must be at least 1 (attempts counts the first attempt too)");
+      if (deadline != null) {
+        p.positive("deadline", deadline);
+      }
+      if (attemptTimeout != null) {
+        p.positive("attemptTimeout", attemptTimeout);
+      }
+      p.require(backoff != null, "backoff", null, "must not be null (use Backoff.NONE for no delay)");
+      p.require(classifier != null, "classifier", null, "must not be null");
+      p.require(timeSource != null, "timeSource", null, "must not be null");
+      p.throwIfAny();
+    }
+  }
+}

@@ -1,0 +1,235 @@
+package dev.quell;
+
+import dev.quell.internal.Problems;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A bound on retries as a fraction of traffic: the thing that stops a fleet of clients, each
+ * retrying "a reasonable few times", from multiplying the load on a struggling dependency.
+ *
+ * <p>A budget is a live, thread-safe object, like a circuit breaker. Policies ({@link Resilience})
+ * spend from it before every retry or hedge and credit it after every successful attempt; first
+ * attempts are never charged and never refused. You can also call the primitives yourself to
+ * budget your own retry loop:
+ *
+ * <pre>{@code
+ * RetryBudget budget = RetryBudget.of();           // 10% of successes, plus 3 retries a second
+ * for (int attempt = 1; ; attempt++) {
+ *   try {
+ *     var reply = client.call();
+ *     budget.deposit();
+ *     return reply;
+ *   } catch (IOException e) {
+ *     budget.recordFailure();
+ *     if (attempt == 3 || !budget.trySpend()) throw e;
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>The kinds:
+ * <ul>
+ *   <li>{@link #of()} / {@link #shared(String)}: a token bucket. Each successful attempt deposits
+ *       {@code fraction} of a token, each retry spends one; a floor of {@code minimumPerSecond}
+ *       tokens a second keeps low-traffic clients able to retry. Capacity is ten seconds of the
+ *       floor (never less than one token); it starts full and refills lazily from the clock.
+ *   <li>{@link #feedback()}: gRPC's retry throttling (gRFC A6): failures take a token, successes
+ *       add {@code tokenRatio}, retries are allowed while more than half the tokens remain.
+ *   <li>{@link #replenishing(int, Duration)}: a fixed allowance of retries per time window.
+ *   <li>{@link #NONE}: no bound beyond the policy's attempts and deadline.
+ *   <li>{@link #AUTOMATIC}: the default on every policy, a token bucket private to the policy instance.
+ * </ul>
+ *
+ * <p>For every kind, checking and charging is one atomic step, the balance never leaves
+ * {@code [0, capacity]}, and no deposit is lost under any number of threads.
+ */
+public abstract sealed class RetryBudget
+    permits TokenBucket, FeedbackThrottle, ReplenishingAllowance, RetryBudget.Unbounded, RetryBudget.Automatic {
+
+  /** The default share of successful traffic that funds retries: 10%. */
+  public static final double DEFAULT_FRACTION = 0.1;
+  /** The default floor: 3 retries a second, whatever the traffic. */
+  public static final double DEFAULT_MINIMUM_PER_SECOND = 3.0;
+
+  /** No budget: every retry the policy's other bounds allow is funded. */
+  public static final RetryBudget NONE = new Unbounded();
+
+  /**
+   * The default on every policy: a token bucket with the default parameters, private to the policy
+   * instance (or, in a {@link PolicyScope}, to each key). A policy with a single attempt gets no
+   * budget at all. This constant is only a marker: it cannot be spent from directly.
+   */
+  public static final RetryBudget AUTOMATIC = new Automatic();
+
+  private static final ConcurrentMap<String, TokenBucket> SHARED = new ConcurrentHashMap<>();
+  private static final AtomicInteger ANONYMOUS = new AtomicInteger();
+  private static final System.Logger LOG = System.getLogger("dev.quell.RetryBudget");
+
+  RetryBudget() {}
+
+  /** A private token bucket with the defaults: 10% of successes, a floor of 3 per second, capacity 30. */
+  public static RetryBudget of() {
+    return of(DEFAULT_FRACTION, DEFAULT_MINIMUM_PER_SECOND);
+  }
+
+  /**
+   * A private token bucket on the real clock.
+   *
+   * @param fraction the share of a token each successful attempt deposits, in (0, 1]
+   * @param minimumPerSecond tokens added each second whatever the traffic, at least 0; zero means
+   *     only successes fund retries
+   * @throws ResilienceConfigurationException naming each parameter that is out of range
+   */
+  public static RetryBudget of(double fraction, double minimumPerSecond) {
+    return of(fraction, minimumPerSecond, TimeSource.system());
+  }
+
+  /** A private token bucket whose floor refills from {@code timeSource}. */
+  public static RetryBudget of(double fraction, double minimumPerSecond, TimeSource timeSource) {
+    return new TokenBucket("budget-" + ANONYMOUS.incrementAndGet(), fraction, minimumPerSecond, timeSource);
+  }
+
+  /** The process-wide token bucket called {@code name}, created with the defaults on first use. */
+  public static RetryBudget shared(String name) {
+    return shared(name, DEFAULT_FRACTION, DEFAULT_MINIMUM_PER_SECOND);
+  }
+
+  /**
+   * The process-wide token bucket called {@code name}. The first caller's parameters win; a later
+   * caller asking for different ones gets the existing bucket and a warning in the log (once per
+   * name). Share a budget only among calls to the same dependency: one bucket for everything lets a
+   * storm against one dependency throttle retries to a healthy other one.
+   */
+  public static RetryBudget shared(String name, double fraction, double minimumPerSecond) {
+    Objects.requireNonNull(name, "name");
+    if (name.isBlank()) {
+      throw new ResilienceConfigurationException("shared budget name must not be blank, was \"" + name + "\"");
+    }
+    TokenBucket.validate(fraction, minimumPerSecond);
+    TokenBucket bucket = SHARED.computeIfAbsent(
+        name, n -> new TokenBucket(n, fraction, minimumPerSecond, TimeSource.system()));
+    if (!bucket.hasParameters(fraction, minimumPerSecond) && bucket.warnedAboutParameters.compareAndSet(false, true)) {
+      LOG.log(Level.WARNING,
+          "quell.budget.shared.conflict: shared budget \"{0}\" already exists with fraction={1}, minimumPerSecond={2};"
+              + " ignoring fraction={3}, minimumPerSecond={4}",
+          name, bucket.fraction(), bucket.minimumPerSecond(), fraction, minimumPerSecond);
+    }
+    return bucket;
+  }
+
+  /** gRPC-style retry throttling with gRPC's defaults: 100 tokens, 0.1 per success. */
+  public static RetryBudget feedback() {
+    return feedback(100, 0.1);
+  }
+
+  /**
+   * gRPC-style retry throttling (gRFC A6). Starts with {@code maxTokens}. Each transient or
+   * throttled failure takes one token, each successful attempt adds {@code tokenRatio} (to three
+   * decimals), never above {@code maxTokens}. Retries and hedges are allowed only while the balance
+   * is strictly above half of {@code maxTokens}. The balance is not spent by retries themselves.
+   *
+   * @param maxTokens greater than 0
+   * @param tokenRatio finite and at least 0.001; digits past the third decimal are dropped
+   */
+  public static RetryBudget feedback(int maxTokens, double tokenRatio) {
+    return new FeedbackThrottle("feedback-" + ANONYMOUS.incrementAndGet(), maxTokens, tokenRatio);
+  }
+
+  /** {@code maxTokens} retries per {@code period} on the real clock. */
+  public static RetryBudget replenishing(int maxTokens, Duration period) {
+    return replenishing(maxTokens, period, TimeSource.system());
+  }
+
+  /**
+   * A fixed allowance: {@code maxTokens} retries or hedges per fixed window of {@code period},
+   * windows anchored at creation on the monotonic clock. The allowance refills to full at each
+   * window (unused tokens do not carry over). Each admitted retry takes a token before it starts;
+   * outcomes never change the balance.
+   */
+  public static RetryBudget replenishing(int maxTokens, Duration period, TimeSource timeSource) {
+    return new ReplenishingAllowance("allowance-" + ANONYMOUS.incrementAndGet(), maxTokens, period, timeSource);
+  }
+
+  /** Asks to fund one retry or hedge of a {@link Criticality#CRITICAL} call; if granted, it is charged. */
+  public final boolean trySpend() {
+    return trySpend(Criticality.CRITICAL);
+  }
+
+  /**
+   * Asks to fund one retry or hedge at the given criticality; if granted, it is charged in the same
+   * atomic step. Lower criticalities must leave {@link Criticality#reserve()} of the capacity unspent.
+   */
+  public abstract boolean trySpend(Criticality criticality);
+
+  /** Records one successful attempt (first or not). Cheap and lock-free: it sits on every call's success path. */
+  public abstract void deposit();
+
+  /** Records one transient or throttled failure. Only the feedback kind uses it; the others ignore it. */
+  public abstract void recordFailure();
+
+  /**
+   * How long until this budget expects to fund the next retry: zero when it would fund one now,
+   * empty when only traffic can refill it (a token bucket with no floor, the feedback throttle).
+   */
+  public abstract Optional<Duration> retryAfter();
+
+  /** A name for dashboards: the shared name, the policy name for an automatic budget, or a generated one. */
+  public abstract String name();
+
+  /** How much of the budget is spent, 0 (untouched) to 1 (refusing retries). 0 for {@link #NONE}. */
+  public abstract double utilization();
+
+  /** The current balance in tokens (retries it could fund now at {@link Criticality#CRITICAL}). */
+  public abstract double tokens();
+
+  /** The most tokens the budget can hold. */
+  public abstract double capacity();
+
+  /** True for {@link #NONE}: no bound at all. */
+  public boolean isUnbounded() {
+    return false;
+  }
+
+  /** Creates the automatic budget a policy (or a scope key) owns. */
+  static RetryBudget automatic(String name, TimeSource timeSource) {
+    return new TokenBucket(name, DEFAULT_FRACTION, DEFAULT_MINIMUM_PER_SECOND, timeSource);
+  }
+
+  /** {@link RetryBudget#NONE}. */
+  static final class Unbounded extends RetryBudget {
+    @Override public boolean trySpend(Criticality criticality) { return true; }
+    @Override public void deposit() {}
+    @Override public void recordFailure() {}
+    @Override public Optional<Duration> retryAfter() { return Optional.of(Duration.ZERO); }
+    @Override public String name() { return "none"; }
+    @Override public double utilization() { return 0; }
+    @Override public double tokens() { return Double.POSITIVE_INFINITY; }
+    @Override public double capacity() { return Double.POSITIVE_INFINITY; }
+    @Override public boolean isUnbounded() { return true; }
+    @Override public String toString() { return "RetryBudget.NONE"; }
+  }
+
+  /** {@link RetryBudget#AUTOMATIC}: a marker that each policy resolves to a bucket of its own. */
+  static final class Automatic extends RetryBudget {
+    private static UnsupportedOperationException marker() {
+      return new UnsupportedOperationException(
+          "RetryBudget.AUTOMATIC is a marker that each policy replaces with a budget of its own;"
+              + " spend from Resilience.activeBudget() or from a budget made with RetryBudget.of()");
+    }
+
+    @Override public boolean trySpend(Criticality criticality) { throw marker(); }
+    @Override public void deposit() { throw marker(); }
+    @Override public void recordFailure() { throw marker(); }
+    @Override public Optional<Duration> retryAfter() { return Optional.empty(); }
+    @Override public String name() { return "automatic"; }
+    @Override public double utilization() { return 0; }
+    @Override public double tokens() { return 0; }
+    @Override public double capacity() { return 0; }
+    @Override public String toString() { return "RetryBudget.AUTOMATIC"; }
+  }
+}

@@ -1,0 +1,191 @@
+package dev.quell;
+
+import dev.quell.internal.SystemTime;
+import dev.quell.internal.Watchdog;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The synchronous driver: runs attempts on the caller's thread, sleeps between them on the time
+ * source, and asks {@link Call} what to do after each.
+ *
+ * <p>The first attempt of a plain {@code execute} on the real clock takes a fast path that reads
+ * no clock and allocates nothing when it succeeds: the watchdog slot times the attempt, and only if
+ * the attempt does not come back {@code OK} is a {@link Call} created, with the watchdog's sighting
+ * of the attempt as its start time. From there the core decides as for any other attempt.
+ */
+final class SyncExecution {
+  private SyncExecution() {}
+
+  static <T> @Nullable T execute(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work)
+      throws Exception {
+    if (callable != null && policy.listeners().isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
+      return fastExecute(policy, callable);
+    }
+    TimeSource time = policy.timeSource();
+    Call call = new Call(policy, time.nanoTime());
+    drive(call, callable, work, Call.RETRY, true);
+    return finish(call);
+  }
+
+  static <T> Outcome<T> run(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work) {
+    TimeSource time = policy.timeSource();
+    Call call = new Call(policy, time.nanoTime());
+    drive(call, callable, work, Call.RETRY, true);
+    return call.toOutcome(time.nanoTime());
+  }
+
+  private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable) throws Exception {
+    long timeout = policy.firstAttemptTimeoutNanos;
+    Watchdog.Slot slot = timeout == Long.MAX_VALUE ? null : Watchdog.INSTANCE.arm(timeout);
+    T result = null;
+    Throwable failure = null;
+    try {
+      result = callable.call();
+    } catch (Throwable t) {
+      failure = t;
+    }
+    // a value that arrives is used even if the timeout fired as it came back
+    boolean timedOut = slot != null && slot.disarm() && failure != null;
+    if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
+      policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
+      return result;
+    }
+    long now = System.nanoTime();
+    long start = slot != null ? slot.startEstimate(now) : now;
+    Call call = new Call(policy, start);
+    call.adoptFirstAttempt(start, timeout);
+    int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
+    drive(call, callable, null, action, false);
+    return finish(call);
+  }
+
+  private static boolean isOk(Classifier classifier, @Nullable Object result) {
+    try {
+      return classifier.classify(result, null).kind() == Verdict.Kind.OK;
+    } catch (RuntimeException e) {
+      return false; // the core will classify again and call it permanent
+    }
+  }
+
+  /**
+   * Drives the call until it stops. {@code action} is the core's last decision; {@code first} means no
+   * attempt has run yet.
+   */
+  private static void drive(Call call, @Nullable Callable<?> callable, Resilience.@Nullable Work<?> work, int action,
+      boolean first) {
+    TimeSource time = call.time;
+    boolean system = time == SystemTime.INSTANCE;
+    while (true) {
+      if (action == Call.STOP) {
+        return;
+      }
+      if (action == Call.PAUSE_THEN_STOP) {
+        try {
+          time.sleep(call.delayNanos); // the guarded rejection pause, cut short by an interrupt
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return;
+      }
+      if (!first) {
+        try {
+          time.sleep(call.delayNanos);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          call.cancelled(time.nanoTime());
+          return;
+        }
+      }
+      first = false;
+      long start = time.nanoTime();
+      long timeout = call.beginAttempt(start);
+      if (timeout == 0) {
+        return;
+      }
+      AttemptTimer timer = timeout == Long.MAX_VALUE ? null
+          : system ? new WatchdogTimer(Watchdog.INSTANCE.arm(timeout)) : new ScheduledInterrupt(time, timeout);
+      Object result = null;
+      Throwable failure = null;
+      try {
+        result = callable != null ? callable.call()
+            : work.call(new Attempt(call.attempts, timeout, call.remainingNanos(start), false, call.criticality));
+      } catch (Throwable t) {
+        failure = t;
+      }
+      boolean timedOut = timer != null && timer.disarm() && failure != null;
+      action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), time.nanoTime());
+    }
+  }
+
+  /** An attempt that failed while the caller's thread carries an interrupt was cancelled, not failed. */
+  private static boolean interruptedBy(@Nullable Throwable failure, boolean timedOut) {
+    return failure != null && !timedOut && Thread.currentThread().isInterrupted();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> @Nullable T finish(Call call) throws Exception {
+    Throwable failure = call.failureToThrow(call.time.nanoTime());
+    if (failure == null) {
+      return (T) call.lastResult;
+    }
+    if (call.stopReason == StopReason.CANCELLED) {
+      Thread.currentThread().interrupt(); // interrupts stop the call and keep the flag
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+    if (failure instanceof Exception) {
+      throw (Exception) failure;
+    }
+    throw new ResilienceException("attempt failed", failure);
+  }
+
+  /** Ends a blocked attempt when its timeout passes. */
+  private interface AttemptTimer {
+    /** Stops timing; true if the timeout fired (its interrupt has been cleared). */
+    boolean disarm();
+  }
+
+  private static final class WatchdogTimer implements AttemptTimer {
+    private final Watchdog.Slot slot;
+
+    WatchdogTimer(Watchdog.Slot slot) {
+      this.slot = slot;
+    }
+
+    @Override
+    public boolean disarm() {
+      return slot.disarm();
+    }
+  }
+
+  /** For time sources other than the real clock: a scheduled task interrupts the owner. */
+  private static final class ScheduledInterrupt implements AttemptTimer, Runnable {
+    private final Thread owner = Thread.currentThread();
+    private final TimeSource.Scheduled scheduled;
+    private volatile boolean fired;
+
+    ScheduledInterrupt(TimeSource time, long timeoutNanos) {
+      this.scheduled = time.schedule(this, timeoutNanos);
+    }
+
+    @Override
+    public void run() {
+      owner.interrupt();
+      fired = true;
+    }
+
+    @Override
+    public boolean disarm() {
+      if (scheduled.cancel()) {
+        return false;
+      }
+      while (!fired) {
+        Thread.onSpinWait(); // cancel failed: the task is running or ran; wait for its interrupt to land
+      }
+      Thread.interrupted();
+      return true;
+    }
+  }
+}

@@ -1,0 +1,166 @@
+package dev.quell;
+
+import dev.quell.internal.Problems;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The token bucket behind {@link RetryBudget#of} and {@link RetryBudget#shared}.
+ *
+ * <p>Balance is kept in micro-tokens in one {@link AtomicLong}; every change to it is a CAS that
+ * clamps to {@code [0, capacity]}, so a check and its charge are one step. Deposits sit on every
+ * call's success path, so they only bump a striped counter and read no clock; the counter is folded
+ * into the balance whenever a decision needs the balance. The floor is credited lazily: whoever
+ * advances {@code refilledAt} by CAS credits exactly that interval, so no interval is counted twice.
+ */
+final class TokenBucket extends RetryBudget {
+  static final long MICROS = 1_000_000L;
+
+  private final String name;
+  private final double fraction;
+  private final double minimumPerSecond;
+  private final TimeSource time;
+  private final long capacityMicros;
+  private final long depositMicros;
+  private final double microsPerNano;
+
+  private final AtomicLong balance;
+  private final AtomicLong refilledAt;
+  private final LongAdder pendingDeposits = new LongAdder();
+  final AtomicBoolean warnedAboutParameters = new AtomicBoolean();
+
+  TokenBucket(String name, double fraction, double minimumPerSecond, TimeSource time) {
+    validate(fraction, minimumPerSecond);
+    this.name = name;
+    this.fraction = fraction;
+    this.minimumPerSecond = minimumPerSecond;
+    this.time = time;
+    double capacityTokens = Math.max(1.0, 10.0 * minimumPerSecond);
+    this.capacityMicros = (long) Math.min(capacityTokens * MICROS, Long.MAX_VALUE / 4.0);
+    this.depositMicros = Math.max(1, Math.round(fraction * MICROS));
+    this.microsPerNano = minimumPerSecond * MICROS / 1e9;
+    this.balance = new AtomicLong(capacityMicros);
+    this.refilledAt = new AtomicLong(time.nanoTime());
+  }
+
+  static void validate(double fraction, double minimumPerSecond) {
+    new Problems()
+        .require(Double.isFinite(fraction) && fraction > 0 && fraction <= 1, "budget fraction", fraction,
+            "must be in (0, 1]; to turn the budget off use RetryBudget.NONE")
+        .require(Double.isFinite(minimumPerSecond) && minimumPerSecond >= 0 && minimumPerSecond <= 1e9,
+            "budget minimumPerSecond", minimumPerSecond,
+            "must be a finite number of at least 0; to turn the budget off use RetryBudget.NONE")
+        .throwIfAny();
+  }
+
+  boolean hasParameters(double fraction, double minimumPerSecond) {
+    return Double.compare(fraction, this.fraction) == 0 && Double.compare(minimumPerSecond, this.minimumPerSecond) == 0;
+  }
+
+  double fraction() {
+    return fraction;
+  }
+
+  double minimumPerSecond() {
+    return minimumPerSecond;
+  }
+
+  @Override
+  public boolean trySpend(Criticality criticality) {
+    catchUp();
+    long reserve = (long) (criticality.reserve() * capacityMicros);
+    long floor = MICROS + reserve;
+    while (true) {
+      long current = balance.get();
+      if (current < floor) {
+        return false;
+      }
+      if (balance.compareAndSet(current, current - MICROS)) {
+        return true;
+      }
+    }
+  }
+
+  @Override
+  public void deposit() {
+    pendingDeposits.increment();
+  }
+
+  @Override
+  public void recordFailure() {}
+
+  @Override
+  public Optional<Duration> retryAfter() {
+    catchUp();
+    if (microsPerNano <= 0) {
+      return balance.get() >= MICROS ? Optional.of(Duration.ZERO) : Optional.empty();
+    }
+    long missing = MICROS - balance.get();
+    return Optional.of(missing <= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(missing / microsPerNano)));
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public double utilization() {
+    catchUp();
+    return 1.0 - (double) balance.get() / capacityMicros;
+  }
+
+  @Override
+  public double tokens() {
+    catchUp();
+    return (double) balance.get() / MICROS;
+  }
+
+  @Override
+  public double capacity() {
+    return (double) capacityMicros / MICROS;
+  }
+
+  /** Folds pending deposits and the floor's refill since the last catch-up into the balance. */
+  private void catchUp() {
+    long deposits = pendingDeposits.sumThenReset();
+    if (deposits > 0) {
+      add(deposits > capacityMicros / depositMicros + 1 ? capacityMicros : deposits * depositMicros);
+    }
+    if (microsPerNano > 0) {
+      long now = time.nanoTime();
+      long last = refilledAt.get();
+      long elapsed = now - last;
+      if (elapsed > 0) {
+        long credit = (long) (elapsed * microsPerNano);
+        // keep sub-micro-token remainders for later instead of losing them, unless the bucket is full
+        boolean full = balance.get() >= capacityMicros;
+        if ((credit > 0 || full) && refilledAt.compareAndSet(last, now)) {
+          add(credit);
+        }
+      }
+    }
+  }
+
+  private void add(long micros) {
+    if (micros <= 0) {
+      return;
+    }
+    while (true) {
+      long current = balance.get();
+      long next = current >= capacityMicros - micros ? capacityMicros : current + micros;
+      if (next == current || balance.compareAndSet(current, next)) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RetryBudget[" + name + ", fraction=" + fraction + ", minimumPerSecond=" + minimumPerSecond
+        + ", tokens=" + tokens() + "/" + capacity() + "]";
+  }
+}

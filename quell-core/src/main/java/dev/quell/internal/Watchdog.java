@@ -1,0 +1,161 @@
+package dev.quell.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Ends blocked synchronous attempts on the real clock by interrupting their thread, without putting
+ * a clock read, an allocation or a lock on the caller's path.
+ *
+ * <p>Each calling thread owns one reusable {@link Slot}. Arming it is a release store of a stamp
+ * (attempt sequence and state) and the timeout; disarming is one CAS. A single daemon thread scans
+ * the slots every {@link #TICK_NANOS}: it notes the tick at which it first saw each armed attempt and
+ * interrupts the owner once the timeout has passed since then. So a timeout fires no earlier than
+ * asked and at most about two ticks late, and the caller never reads the clock on the success path;
+ * the first sighting also gives the caller an estimate of when the attempt began, should it fail and
+ * need one.
+ *
+ * <p>The fire/disarm race is settled by the stamp: whoever moves it out of ARMED first wins. If the
+ * watchdog won, the caller waits for the interrupt to be delivered and then clears it, so a timeout
+ * never leaks an interrupt into the caller's later work.
+ */
+@Internal
+public final class Watchdog {
+  /** Scan period. Timeouts fire between {@code timeout} and {@code timeout + 2 × tick} after the attempt starts. */
+  public static final long TICK_NANOS = 2_000_000L;
+
+  private static final int IDLE = 0;
+  private static final int ARMED = 1;
+  private static final int FIRING = 2;
+  private static final int FIRED = 3;
+
+  private static final VarHandle STAMP;
+
+  static {
+    try {
+      STAMP = MethodHandles.lookup().findVarHandle(Slot.class, "stamp", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  public static final Watchdog INSTANCE = new Watchdog();
+
+  private final ThreadLocal<Slot> slots = ThreadLocal.withInitial(this::register);
+  private final ConcurrentLinkedQueue<Slot> incoming = new ConcurrentLinkedQueue<>();
+  private volatile Thread thread;
+
+  private Watchdog() {}
+
+  /** One thread's reusable attempt timer. Only its owner arms and disarms it. */
+  public static final class Slot {
+    final Thread owner;
+    volatile long stamp; // (sequence << 2) | state
+    long timeoutNanos; // published by the release store of stamp
+    // watchdog-private
+    long seenSequence = -1;
+    long seenAt;
+    // read by the owner after a failure
+    volatile long seenAtPublished;
+    volatile long seenSequencePublished = -1;
+
+    Slot(Thread owner) {
+      this.owner = owner;
+    }
+
+    /**
+     * Ends the current attempt.
+     *
+     * @return true if the watchdog timed it out; the interrupt it sent has then been cleared
+     */
+    public boolean disarm() {
+      long armed = stamp;
+      if ((armed & 3) == ARMED && STAMP.compareAndSet(this, armed, armed & ~3L)) {
+        return false;
+      }
+      // the watchdog claimed it: wait for the interrupt to land, then take it back
+      while ((stamp & 3) != FIRED) {
+        Thread.onSpinWait();
+      }
+      Thread.interrupted();
+      stamp = stamp & ~3L;
+      return true;
+    }
+
+    /** When the watchdog first saw the current attempt, or {@code fallback} if it has not yet (the attempt is younger than a tick). */
+    public long startEstimate(long fallback) {
+      return seenSequencePublished == (stamp >>> 2) ? seenAtPublished : fallback;
+    }
+  }
+
+  /** Arms the calling thread's slot for an attempt of at most {@code timeoutNanos}. */
+  public Slot arm(long timeoutNanos) {
+    Slot slot = slots.get();
+    slot.timeoutNanos = timeoutNanos;
+    long next = ((slot.stamp >>> 2) + 1) << 2 | ARMED;
+    STAMP.setRelease(slot, next);
+    return slot;
+  }
+
+  private Slot register() {
+    Slot slot = new Slot(Thread.currentThread());
+    incoming.add(slot);
+    Thread t = thread;
+    if (t == null) {
+      synchronized (this) {
+        if (thread == null) {
+          Thread started = new Thread(this::loop, "quell-watchdog");
+          started.setDaemon(true);
+          thread = started;
+          started.start();
+        }
+      }
+    } else {
+      LockSupport.unpark(t);
+    }
+    return slot;
+  }
+
+  private void loop() {
+    List<Slot> active = new ArrayList<>();
+    while (true) {
+      for (Slot s; (s = incoming.poll()) != null; ) {
+        active.add(s);
+      }
+      if (active.isEmpty()) {
+        LockSupport.park(this);
+        continue;
+      }
+      long now = System.nanoTime();
+      for (int i = active.size() - 1; i >= 0; i--) {
+        Slot slot = active.get(i);
+        long stamp = slot.stamp;
+        if ((stamp & 3) != ARMED) {
+          if (!slot.owner.isAlive()) {
+            active.set(i, active.get(active.size() - 1));
+            active.remove(active.size() - 1);
+          }
+          continue;
+        }
+        long sequence = stamp >>> 2;
+        if (slot.seenSequence != sequence) {
+          slot.seenSequence = sequence;
+          slot.seenAt = now;
+          slot.seenAtPublished = now;
+          slot.seenSequencePublished = sequence;
+          continue;
+        }
+        if (now - slot.seenAt >= slot.timeoutNanos
+            && STAMP.compareAndSet(slot, stamp, (stamp & ~3L) | FIRING)) {
+          slot.owner.interrupt();
+          slot.stamp = (stamp & ~3L) | FIRED;
+        }
+      }
+      LockSupport.parkNanos(this, TICK_NANOS);
+    }
+  }
+}

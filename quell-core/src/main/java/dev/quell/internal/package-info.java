@@ -1,0 +1,5 @@
+/** Quell's machinery. Not API: nothing here is stable, and user code must not depend on it. */
+@NullMarked
+package dev.quell.internal;
+
+import org.jspecify.annotations.NullMarked;
