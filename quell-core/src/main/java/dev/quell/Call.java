@@ -1,6 +1,7 @@
 package dev.quell;
 
 import java.time.Duration;
+import dev.quell.internal.CallObserver;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +32,8 @@ final class Call {
   final long deadlineNanos;
   final Criticality criticality;
   private final List<ResilienceListener> listeners;
+  private final CallObserver[] observers;
+  private final boolean observed;
 
   int attempts;
   long attemptStartNanos;
@@ -51,7 +54,9 @@ final class Call {
     this.startNanos = startNanos;
     this.deadlineNanos = policy.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(startNanos, policy.deadlineNanos);
     this.criticality = Criticality.CRITICAL;
-    this.listeners = policy.listeners();
+    this.listeners = policy.eventListeners;
+    this.observers = policy.observers;
+    this.observed = !listeners.isEmpty() || observers.length > 0;
   }
 
   /**
@@ -68,7 +73,8 @@ final class Call {
     attemptStartNanos = now;
     long left = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNanos - now;
     attemptTimeoutNanos = Math.min(policy.attemptTimeoutNanos, left);
-    if (!listeners.isEmpty()) {
+    if (observed) {
+      notifyAttemptStarted(observers, policy.name(), budget, criticality, attempts);
       emit(ResilienceEvent.Type.ATTEMPT_STARTED, now, null, null, null, null);
     }
     return attemptTimeoutNanos;
@@ -145,7 +151,14 @@ final class Call {
       return PAUSE_THEN_STOP;
     }
     delayNanos = delay;
-    if (!listeners.isEmpty()) {
+    if (observed) {
+      for (CallObserver o : observers) {
+        try {
+          o.retrying(policy.name(), budget, criticality, attempts, delay);
+        } catch (RuntimeException | LinkageError | AssertionError ignored) {
+          // an observer must never break a call
+        }
+      }
       emit(ResilienceEvent.Type.RETRYING, now, Duration.ofNanos(delay), verdict, failure, null);
     }
     return RETRY;
@@ -186,8 +199,44 @@ final class Call {
 
   private void stop(StopReason reason, long now, @Nullable Duration pause) {
     stopReason = reason;
-    if (!listeners.isEmpty()) {
+    if (observed) {
+      notifyCallEnded(observers, policy.name(), budget, criticality, reason, attempts, lastVerdict, now - startNanos);
       emit(terminalType(reason), now, pause, lastVerdict, lastFailure, reason);
+    }
+  }
+
+  // Observer notification, shared with the first-attempt fast path. An observer must never break a call.
+
+  static void notifyAttemptStarted(CallObserver[] observers, String policy, RetryBudget budget, Criticality criticality,
+      int attempt) {
+    for (CallObserver o : observers) {
+      try {
+        o.attemptStarted(policy, budget, criticality, attempt, false);
+      } catch (RuntimeException | LinkageError | AssertionError ignored) {
+        // swallowed
+      }
+    }
+  }
+
+  static void notifyAttemptEnded(CallObserver[] observers, String policy, RetryBudget budget, Criticality criticality,
+      int attempt, @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos) {
+    for (CallObserver o : observers) {
+      try {
+        o.attemptEnded(policy, budget, criticality, attempt, false, verdict, failure, durationNanos);
+      } catch (RuntimeException | LinkageError | AssertionError ignored) {
+        // swallowed
+      }
+    }
+  }
+
+  static void notifyCallEnded(CallObserver[] observers, String policy, RetryBudget budget, Criticality criticality,
+      StopReason reason, int attempts, @Nullable Verdict verdict, long elapsedNanos) {
+    for (CallObserver o : observers) {
+      try {
+        o.callEnded(policy, budget, criticality, reason, attempts, verdict, elapsedNanos);
+      } catch (RuntimeException | LinkageError | AssertionError ignored) {
+        // swallowed
+      }
     }
   }
 
@@ -206,13 +255,18 @@ final class Call {
   }
 
   private void emitAttemptEnded(long now) {
-    if (!listeners.isEmpty()) {
+    if (observed) {
+      notifyAttemptEnded(observers, policy.name(), budget, criticality, attempts, lastVerdict, lastFailure,
+          now - attemptStartNanos);
       emit(ResilienceEvent.Type.ATTEMPT_ENDED, now, null, lastVerdict, lastFailure, null);
     }
   }
 
   private void emit(ResilienceEvent.Type type, long now, @Nullable Duration delay, @Nullable Verdict verdict,
       @Nullable Throwable failure, @Nullable StopReason reason) {
+    if (listeners.isEmpty()) {
+      return;
+    }
     Duration attemptDuration = type == ResilienceEvent.Type.ATTEMPT_ENDED ? Duration.ofNanos(now - attemptStartNanos) : null;
     ResilienceEvent event = new ResilienceEvent(type, policy.name(), attempts, false,
         Duration.ofNanos(Math.max(0, now - startNanos)), attemptDuration, delay, verdict, failure, reason,

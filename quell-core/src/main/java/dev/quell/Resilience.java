@@ -1,5 +1,6 @@
 package dev.quell;
 
+import dev.quell.internal.CallObserver;
 import dev.quell.internal.Problems;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,6 +80,10 @@ public final class Resilience {
   /** The first attempt's timeout: min(attempt timeout, deadline); Long.MAX_VALUE for none. */
   final long firstAttemptTimeoutNanos;
   private final RetryBudget activeBudget;
+  /** Listeners that take event objects. */
+  final List<ResilienceListener> eventListeners;
+  /** Listeners that observe through the allocation-free internal SPI. */
+  final CallObserver[] observers;
 
   private Resilience(Settings s) {
     s.validate();
@@ -95,6 +100,17 @@ public final class Resilience {
     this.attemptTimeoutNanos = attemptTimeout == null ? Long.MAX_VALUE : attemptTimeout.toNanos();
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
     this.activeBudget = resolveBudget(budget, attempts, name, timeSource);
+    List<ResilienceListener> plain = new ArrayList<>();
+    List<CallObserver> fast = new ArrayList<>();
+    for (ResilienceListener l : listeners) {
+      if (l instanceof CallObserver) {
+        fast.add((CallObserver) l);
+      } else {
+        plain.add(l);
+      }
+    }
+    this.eventListeners = List.copyOf(plain);
+    this.observers = fast.toArray(new CallObserver[0]);
   }
 
   private static RetryBudget resolveBudget(RetryBudget configured, int attempts, String name, TimeSource time) {

@@ -1,5 +1,6 @@
 package dev.quell;
 
+import dev.quell.internal.CallObserver;
 import dev.quell.internal.SystemTime;
 import dev.quell.internal.Watchdog;
 import java.util.concurrent.Callable;
@@ -19,7 +20,7 @@ final class SyncExecution {
 
   static <T> @Nullable T execute(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work)
       throws Exception {
-    if (callable != null && policy.listeners().isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
+    if (callable != null && policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
       return fastExecute(policy, callable);
     }
     TimeSource time = policy.timeSource();
@@ -36,6 +37,13 @@ final class SyncExecution {
   }
 
   private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable) throws Exception {
+    CallObserver[] observers = policy.observers;
+    boolean observed = observers.length > 0;
+    long observedStart = 0;
+    if (observed) {
+      observedStart = System.nanoTime(); // durations are what observers are for
+      Call.notifyAttemptStarted(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, 1);
+    }
     long timeout = policy.firstAttemptTimeoutNanos;
     Watchdog.Slot slot = timeout == Long.MAX_VALUE ? null : Watchdog.INSTANCE.arm(timeout);
     T result = null;
@@ -49,10 +57,16 @@ final class SyncExecution {
     boolean timedOut = slot != null && slot.disarm() && failure != null;
     if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
       policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
+      if (observed) {
+        long took = System.nanoTime() - observedStart;
+        Call.notifyAttemptEnded(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, 1, Verdict.OK, null, took);
+        Call.notifyCallEnded(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, StopReason.SUCCEEDED, 1,
+            Verdict.OK, took);
+      }
       return result;
     }
     long now = System.nanoTime();
-    long start = slot != null ? slot.startEstimate(now) : now;
+    long start = observed ? observedStart : slot != null ? slot.startEstimate(now) : now;
     Call call = new Call(policy, start);
     call.adoptFirstAttempt(start, timeout);
     int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
