@@ -31,9 +31,18 @@ final class AsyncExecution<T> {
   private volatile @Nullable CompletableFuture<T> inFlight;
   private volatile TimeSource.@Nullable Scheduled timer;
 
+  /** The caller's context, in which each attempt runs with its own end as the deadline. */
+  private final ResilienceContext outerContext;
+
   private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work) {
     this.time = policy.timeSource();
-    this.call = new Call(policy, time.nanoTime());
+    Ambient ambient = Ambient.get();
+    ResilienceContext outer = ambient.top() == null ? null : ambient.context();
+    this.call = new Call(policy, time.nanoTime(), outer);
+    if (ambient.insideRetryingCall()) {
+      call.nestedInsideRetryingCall(call.startNanos);
+    }
+    this.outerContext = outer == null ? ResilienceContext.EMPTY : outer;
     this.work = work;
   }
 
@@ -72,7 +81,9 @@ final class AsyncExecution<T> {
       return;
     }
     CompletableFuture<T> stage;
-    try {
+    ResilienceContext attemptContext = timeout == Long.MAX_VALUE ? outerContext
+        : outerContext.withDeadlineAt(Call.saturatedAdd(now, timeout), time);
+    try (ResilienceContext.Scope scope = attemptContext.open()) {
       CompletionStage<T> started = work.start(
           new Attempt(number, timeout, call.remainingNanos(now), false, call.criticality));
       stage = started == null

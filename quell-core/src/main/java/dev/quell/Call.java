@@ -47,16 +47,34 @@ final class Call {
   long delayNanos;
   @Nullable Duration retryAfter;
 
-  Call(Resilience policy, long startNanos) {
+  Call(Resilience policy, long startNanos, @Nullable ResilienceContext ambient) {
     this.policy = policy;
     this.budget = policy.activeBudget();
     this.time = policy.timeSource();
     this.startNanos = startNanos;
-    this.deadlineNanos = policy.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(startNanos, policy.deadlineNanos);
-    this.criticality = Criticality.CRITICAL;
+    long deadline = policy.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(startNanos, policy.deadlineNanos);
+    if (ambient != null && policy.useAmbientDeadline()) {
+      // the effective deadline is the earlier of ours and the caller's, resolved once per call
+      deadline = Math.min(deadline, ambient.deadlineOn(time, startNanos));
+    }
+    this.deadlineNanos = deadline;
+    this.criticality = ambient != null && policy.useAmbientCriticality() ? ambient.criticality() : Criticality.CRITICAL;
     this.listeners = policy.eventListeners;
     this.observers = policy.observers;
     this.observed = !listeners.isEmpty() || observers.length > 0;
+  }
+
+  /** Emits the nested-retry event: this call retries inside an attempt of another call that retries too. */
+  void nestedInsideRetryingCall(long now) {
+    if (policy.attempts() > 1) {
+      emit(ResilienceEvent.Type.NESTED_RETRY, now, null, null, null, null);
+    }
+  }
+
+  /** The deadline in force at {@code now}: ours, clamped to the drain grace once draining has begun. */
+  private long deadlineAt(long now) {
+    Draining.State draining = Draining.state();
+    return draining == null ? deadlineNanos : Math.min(deadlineNanos, draining.endOn(time, now));
   }
 
   /**
@@ -65,6 +83,10 @@ final class Call {
    * stopped with {@link #stopReason} and the terminal event has been sent.
    */
   long beginAttempt(long now) {
+    if (Draining.isDraining()) {
+      stop(StopReason.DRAINING, now, null);
+      return 0;
+    }
     if (now >= deadlineNanos) {
       stop(StopReason.DEADLINE_EXCEEDED, now, null);
       return 0;
@@ -130,7 +152,8 @@ final class Call {
       default:
         budget.recordFailure();
     }
-    if (now >= deadlineNanos) {
+    long deadline = deadlineAt(now);
+    if (now >= deadline) {
       stop(StopReason.DEADLINE_EXCEEDED, now, null);
       return STOP;
     }
@@ -138,15 +161,19 @@ final class Call {
       stop(StopReason.ATTEMPTS_EXHAUSTED, now, null);
       return STOP;
     }
+    if (Draining.isDraining()) {
+      stop(StopReason.DRAINING, now, null);
+      return STOP;
+    }
     long delay = backoffNanos(verdict);
-    if (delay >= deadlineNanos - now) {
+    if (delay >= deadline - now) {
       // sleeping would only carry us past the deadline: fail now instead
       stop(StopReason.DEADLINE_EXCEEDED, now, null);
       return STOP;
     }
     if (!budget.trySpend(criticality)) {
       retryAfter = budget.retryAfter().orElse(null);
-      delayNanos = Math.min(REJECTION_PAUSE_NANOS, deadlineNanos - now);
+      delayNanos = Math.min(REJECTION_PAUSE_NANOS, deadline - now);
       stop(StopReason.BUDGET_EXHAUSTED, now, Duration.ofNanos(delayNanos));
       return PAUSE_THEN_STOP;
     }

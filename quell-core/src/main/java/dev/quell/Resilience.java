@@ -73,6 +73,8 @@ public final class Resilience {
   private final RetryBudget budget;
   private final List<ResilienceListener> listeners;
   private final TimeSource timeSource;
+  private final boolean useAmbientDeadline;
+  private final boolean useAmbientCriticality;
 
   // derived, not configuration
   final long deadlineNanos;
@@ -96,6 +98,8 @@ public final class Resilience {
     this.budget = s.budget;
     this.listeners = List.copyOf(s.listeners);
     this.timeSource = s.timeSource;
+    this.useAmbientDeadline = s.useAmbientDeadline;
+    this.useAmbientCriticality = s.useAmbientCriticality;
     this.deadlineNanos = deadline == null ? Long.MAX_VALUE : deadline.toNanos();
     this.attemptTimeoutNanos = attemptTimeout == null ? Long.MAX_VALUE : attemptTimeout.toNanos();
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
@@ -206,6 +210,25 @@ public final class Resilience {
     return with(s -> s.listener(listener));
   }
 
+  /**
+   * A copy that does (or does not) honour the ambient deadline of {@link ResilienceContext}: when on
+   * (the default), a call's deadline is the earlier of the policy's and the ambient one.
+   */
+  public Resilience withAmbientDeadline(boolean use) {
+    return with(s -> s.useAmbientDeadline(use));
+  }
+
+  /**
+   * A copy that does (or does not) spend from its budget at the ambient {@link Criticality} of
+   * {@link ResilienceContext} (off by default). When on, a {@link Criticality#SHEDDABLE} call's
+   * retry is refused once the budget is more than half spent, and {@link Criticality#SHEDDABLE_PLUS}
+   * once it is more than three quarters spent; the refusal is the ordinary budget refusal. It needs
+   * a bounded budget and more than one attempt, or it could have no effect, and validation says so.
+   */
+  public Resilience withAmbientCriticality(boolean use) {
+    return with(s -> s.useAmbientCriticality(use));
+  }
+
   /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
   public Resilience withTimeSource(TimeSource timeSource) {
     return with(s -> s.timeSource(timeSource));
@@ -246,6 +269,12 @@ public final class Resilience {
 
   /** The time source. */
   public TimeSource timeSource() { return timeSource; }
+
+  /** Whether calls honour the ambient deadline (default true). */
+  public boolean useAmbientDeadline() { return useAmbientDeadline; }
+
+  /** Whether calls spend at the ambient criticality (default false). */
+  public boolean useAmbientCriticality() { return useAmbientCriticality; }
 
   // ---------------------------------------------------------------- execution
 
@@ -330,12 +359,14 @@ public final class Resilience {
     return name.equals(r.name) && attempts == r.attempts && Objects.equals(deadline, r.deadline)
         && Objects.equals(attemptTimeout, r.attemptTimeout) && backoff.equals(r.backoff)
         && classifier.equals(r.classifier) && budget.equals(r.budget) && listeners.equals(r.listeners)
-        && timeSource.equals(r.timeSource);
+        && timeSource.equals(r.timeSource) && useAmbientDeadline == r.useAmbientDeadline
+        && useAmbientCriticality == r.useAmbientCriticality;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource);
+    return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource,
+        useAmbientDeadline, useAmbientCriticality);
   }
 
   @Override
@@ -360,6 +391,8 @@ public final class Resilience {
     private RetryBudget budget = RetryBudget.AUTOMATIC;
     private final List<ResilienceListener> listeners = new ArrayList<>();
     private TimeSource timeSource = TimeSource.system();
+    private boolean useAmbientDeadline = true;
+    private boolean useAmbientCriticality;
     boolean closed;
 
     Settings() {}
@@ -374,6 +407,8 @@ public final class Resilience {
       budget = from.budget;
       listeners.addAll(from.listeners);
       timeSource = from.timeSource;
+      useAmbientDeadline = from.useAmbientDeadline;
+      useAmbientCriticality = from.useAmbientCriticality;
     }
 
     private Settings open() {
@@ -413,6 +448,12 @@ public final class Resilience {
     /** The time source. */
     public Settings timeSource(TimeSource timeSource) { open().timeSource = timeSource; return this; }
 
+    /** Whether calls honour the ambient deadline of {@link ResilienceContext}. */
+    public Settings useAmbientDeadline(boolean use) { open().useAmbientDeadline = use; return this; }
+
+    /** Whether calls spend from the budget at the ambient {@link Criticality}. */
+    public Settings useAmbientCriticality(boolean use) { open().useAmbientCriticality = use; return this; }
+
     @SuppressWarnings("ConstantConditions") // users without nullness checking can still pass null
     void validate() {
       Problems p = new Problems();
@@ -427,6 +468,12 @@ public final class Resilience {
       p.require(backoff != null, "backoff", null, "must not be null (use Backoff.NONE for no delay)");
       p.require(classifier != null, "classifier", null, "must not be null");
       p.require(timeSource != null, "timeSource", null, "must not be null");
+      if (useAmbientCriticality) {
+        p.require(attempts > 1, "useAmbientCriticality", true,
+            "has no effect with attempts = 1: criticality only decides which retries a budget funds");
+        p.require(budget != RetryBudget.NONE, "useAmbientCriticality", true,
+            "has no effect without a budget (budget is RetryBudget.NONE)");
+      }
       p.throwIfAny();
     }
   }

@@ -20,23 +20,36 @@ final class SyncExecution {
 
   static <T> @Nullable T execute(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work)
       throws Exception {
-    if (callable != null && policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
-      return fastExecute(policy, callable);
+    Ambient ambient = Ambient.get();
+    ResilienceContext outer = ambient.top() == null ? null : ambient.context();
+    if (callable != null && policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE
+        && !Draining.isDraining() && (outer == null || !outer.hasDeadline() || !policy.useAmbientDeadline())) {
+      return fastExecute(policy, callable, ambient, outer);
     }
-    TimeSource time = policy.timeSource();
-    Call call = new Call(policy, time.nanoTime());
-    drive(call, callable, work, Call.RETRY, true);
+    Call call = start(policy, ambient, outer);
+    drive(call, callable, work, Call.RETRY, true, ambient, outer);
     return finish(call);
   }
 
   static <T> Outcome<T> run(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work) {
-    TimeSource time = policy.timeSource();
-    Call call = new Call(policy, time.nanoTime());
-    drive(call, callable, work, Call.RETRY, true);
-    return call.toOutcome(time.nanoTime());
+    Ambient ambient = Ambient.get();
+    ResilienceContext outer = ambient.top() == null ? null : ambient.context();
+    Call call = start(policy, ambient, outer);
+    drive(call, callable, work, Call.RETRY, true, ambient, outer);
+    return call.toOutcome(call.time.nanoTime());
   }
 
-  private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable) throws Exception {
+  private static Call start(Resilience policy, Ambient ambient, @Nullable ResilienceContext outer) {
+    long now = policy.timeSource().nanoTime();
+    Call call = new Call(policy, now, outer);
+    if (ambient.insideRetryingCall()) {
+      call.nestedInsideRetryingCall(now);
+    }
+    return call;
+  }
+
+  private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable, Ambient ambient,
+      @Nullable ResilienceContext outer) throws Exception {
     CallObserver[] observers = policy.observers;
     boolean observed = observers.length > 0;
     long observedStart = 0;
@@ -45,7 +58,15 @@ final class SyncExecution {
       Call.notifyAttemptStarted(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, 1);
     }
     long timeout = policy.firstAttemptTimeoutNanos;
-    Watchdog.Slot slot = timeout == Long.MAX_VALUE ? null : Watchdog.INSTANCE.arm(timeout);
+    // publish the attempt to calls nested inside it: they must end when it does, min(attempt timeout,
+    // deadline) after its start, which the watchdog sights, so no clock is read here
+    Ambient.Frame frame = ambient.push();
+    frame.time = policy.timeSource();
+    frame.deadlineNanos = Long.MAX_VALUE;
+    frame.deadlineLength = timeout;
+    frame.criticality = outer != null && outer.hasCriticality() ? outer.criticality() : null;
+    frame.retries = policy.attempts() > 1;
+    Watchdog.Slot slot = timeout == Long.MAX_VALUE ? null : frame.slot().arm(timeout);
     T result = null;
     Throwable failure = null;
     try {
@@ -55,6 +76,7 @@ final class SyncExecution {
     }
     // a value that arrives is used even if the timeout fired as it came back
     boolean timedOut = slot != null && slot.disarm() && failure != null;
+    ambient.pop(frame);
     if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
       policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
       if (observed) {
@@ -67,10 +89,10 @@ final class SyncExecution {
     }
     long now = System.nanoTime();
     long start = observed ? observedStart : slot != null ? slot.startEstimate(now) : now;
-    Call call = new Call(policy, start);
+    Call call = new Call(policy, start, outer);
     call.adoptFirstAttempt(start, timeout);
     int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
-    drive(call, callable, null, action, false);
+    drive(call, callable, null, action, false, ambient, outer);
     return finish(call);
   }
 
@@ -87,7 +109,8 @@ final class SyncExecution {
    * attempt has run yet.
    */
   private static void drive(Call call, @Nullable Callable<?> callable, Resilience.@Nullable Work<?> work, int action,
-      boolean first) {
+      boolean first, Ambient ambient, @Nullable ResilienceContext outer) {
+    Criticality published = outer != null && outer.hasCriticality() ? outer.criticality() : null;
     TimeSource time = call.time;
     boolean system = time == SystemTime.INSTANCE;
     while (true) {
@@ -117,8 +140,14 @@ final class SyncExecution {
       if (timeout == 0) {
         return;
       }
+      Ambient.Frame frame = ambient.push();
+      frame.time = time;
+      frame.deadlineNanos = timeout == Long.MAX_VALUE ? Long.MAX_VALUE : Call.saturatedAdd(start, timeout);
+      frame.deadlineLength = Long.MAX_VALUE;
+      frame.criticality = published;
+      frame.retries = call.policy.attempts() > 1;
       AttemptTimer timer = timeout == Long.MAX_VALUE ? null
-          : system ? new WatchdogTimer(Watchdog.INSTANCE.arm(timeout)) : new ScheduledInterrupt(time, timeout);
+          : system ? new WatchdogTimer(frame.slot().arm(timeout)) : new ScheduledInterrupt(time, timeout);
       Object result = null;
       Throwable failure = null;
       try {
@@ -128,6 +157,7 @@ final class SyncExecution {
         failure = t;
       }
       boolean timedOut = timer != null && timer.disarm() && failure != null;
+      ambient.pop(frame);
       action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), time.nanoTime());
     }
   }

@@ -45,13 +45,16 @@ public final class Watchdog {
 
   public static final Watchdog INSTANCE = new Watchdog();
 
-  private final ThreadLocal<Slot> slots = ThreadLocal.withInitial(this::register);
   private final ConcurrentLinkedQueue<Slot> incoming = new ConcurrentLinkedQueue<>();
   private volatile Thread thread;
 
   private Watchdog() {}
 
-  /** One thread's reusable attempt timer. Only its owner arms and disarms it. */
+  /**
+   * A reusable attempt timer owned by one thread. A thread holds one per nesting level of
+   * synchronous calls (see {@code Ambient}), so a call made inside another's attempt times itself
+   * without disturbing the outer timer. Only the owner arms and disarms it.
+   */
   public static final class Slot {
     final Thread owner;
     volatile long stamp; // (sequence << 2) | state
@@ -77,6 +80,9 @@ public final class Watchdog {
       if ((armed & 3) == ARMED && STAMP.compareAndSet(this, armed, armed & ~3L)) {
         return false;
       }
+      if ((armed & 3) == IDLE) {
+        return false; // was not armed
+      }
       // the watchdog claimed it: wait for the interrupt to land, then take it back
       while ((stamp & 3) != FIRED) {
         Thread.onSpinWait();
@@ -90,18 +96,18 @@ public final class Watchdog {
     public long startEstimate(long fallback) {
       return seenSequencePublished == (stamp >>> 2) ? seenAtPublished : fallback;
     }
+
+    /** Arms this slot for an attempt of at most {@code timeoutNanos}. Called by the owner only. */
+    public Slot arm(long timeoutNanos) {
+      this.timeoutNanos = timeoutNanos;
+      long next = ((stamp >>> 2) + 1) << 2 | ARMED;
+      STAMP.setRelease(this, next);
+      return this;
+    }
   }
 
-  /** Arms the calling thread's slot for an attempt of at most {@code timeoutNanos}. */
-  public Slot arm(long timeoutNanos) {
-    Slot slot = slots.get();
-    slot.timeoutNanos = timeoutNanos;
-    long next = ((slot.stamp >>> 2) + 1) << 2 | ARMED;
-    STAMP.setRelease(slot, next);
-    return slot;
-  }
-
-  private Slot register() {
+  /** A new slot owned by the calling thread, watched from now on (until the thread dies). */
+  public Slot newSlot() {
     Slot slot = new Slot(Thread.currentThread());
     incoming.add(slot);
     Thread t = thread;

@@ -1,0 +1,206 @@
+package dev.quell;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ambient deadline and {@link Criticality} of the work the current thread is doing, carried
+ * through nested calls so that a call made on behalf of another gives up when the outer one does,
+ * and sheds first when it is background work.
+ *
+ * <p>A context is an immutable value; {@link #current()} is the one in force on this thread. Make
+ * one current for a block with {@link #open()} (try-with-resources) or {@link #call}:
+ *
+ * <pre>{@code
+ * ResilienceContext inbound = ResilienceContext.current()
+ *     .withDeadline(Duration.ofMillis(800))
+ *     .withCriticality(Criticality.SHEDDABLE);
+ * try (ResilienceContext.Scope scope = inbound.open()) {
+ *   return POLICY.execute(() -> backend.fetch(id));   // bounded by 800 ms, sheds first
+ * }
+ * }</pre>
+ *
+ * <p>Policies read the context once, when a call starts: with {@code useAmbientDeadline} (on by
+ * default) the call's deadline is the earlier of its own and the ambient one; with
+ * {@code useAmbientCriticality} the call spends from its budget at the ambient criticality. Each
+ * attempt then runs with the call's effective deadline and criticality as the current context, so
+ * calls nested inside see them too. Retries and timers that Quell schedules run in the context the
+ * call started in; to carry a context into your own executors, use {@link #wrap(Executor)}.
+ */
+public final class ResilienceContext {
+
+  /** No deadline and no criticality label. */
+  public static final ResilienceContext EMPTY = new ResilienceContext(Long.MAX_VALUE, null, null);
+
+  private final long deadlineNanos;
+  private final @Nullable TimeSource time;
+  private final @Nullable Criticality criticality;
+
+  private ResilienceContext(long deadlineNanos, @Nullable TimeSource time, @Nullable Criticality criticality) {
+    this.deadlineNanos = deadlineNanos;
+    this.time = time;
+    this.criticality = criticality;
+  }
+
+  /** The context in force on this thread; {@link #EMPTY} when none was opened. */
+  public static ResilienceContext current() {
+    ResilienceContext c = Ambient.get().context();
+    return c == null ? EMPTY : c;
+  }
+
+  /** A copy whose deadline is {@code timeout} from now on the real clock, or the current deadline if that is earlier. */
+  public ResilienceContext withDeadline(Duration timeout) {
+    return withDeadline(timeout, TimeSource.system());
+  }
+
+  /** A copy whose deadline is {@code timeout} from now on {@code time}, or the current deadline if that is earlier. */
+  public ResilienceContext withDeadline(Duration timeout, TimeSource time) {
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(time, "time");
+    long at = Call.saturatedAdd(time.nanoTime(), Math.max(0, timeout.toNanos()));
+    return withDeadlineAt(at, time);
+  }
+
+  /** A copy whose deadline is the instant {@code deadlineNanos} of {@code time}, unless the current one is earlier. */
+  ResilienceContext withDeadlineAt(long deadlineNanos, TimeSource time) {
+    if (hasDeadline() && this.time == time && this.deadlineNanos <= deadlineNanos) {
+      return this;
+    }
+    if (hasDeadline() && this.time != time) {
+      // a deadline on another clock: keep whichever ends first, measured now
+      long mine = remainingNanos();
+      long theirs = deadlineNanos - time.nanoTime();
+      if (mine <= theirs) {
+        return this;
+      }
+    }
+    return new ResilienceContext(deadlineNanos, time, criticality);
+  }
+
+  /** A copy with no deadline (for work that must outlive the request that started it). */
+  public ResilienceContext withoutDeadline() {
+    return new ResilienceContext(Long.MAX_VALUE, null, criticality);
+  }
+
+  /** A copy labelled with {@code criticality}. */
+  public ResilienceContext withCriticality(Criticality criticality) {
+    return new ResilienceContext(deadlineNanos, time, Objects.requireNonNull(criticality, "criticality"));
+  }
+
+  /** True when this context carries a deadline. */
+  public boolean hasDeadline() {
+    return deadlineNanos != Long.MAX_VALUE && time != null;
+  }
+
+  /** Time left before the deadline (zero once it has passed); empty when there is none. */
+  public Optional<Duration> remaining() {
+    return hasDeadline() ? Optional.of(Duration.ofNanos(remainingNanos())) : Optional.empty();
+  }
+
+  /** True when there is a deadline and it has passed. */
+  public boolean isExpired() {
+    return hasDeadline() && remainingNanos() <= 0;
+  }
+
+  /** Nanoseconds left, clamped at 0; Long.MAX_VALUE without a deadline. */
+  long remainingNanos() {
+    TimeSource t = time;
+    return t == null || deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadlineNanos - t.nanoTime());
+  }
+
+  /** The deadline as an instant on {@code clock}, or Long.MAX_VALUE. */
+  long deadlineOn(TimeSource clock, long clockNow) {
+    TimeSource t = time;
+    if (t == null || deadlineNanos == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    if (t == clock) {
+      return deadlineNanos;
+    }
+    return Call.saturatedAdd(clockNow, remainingNanos());
+  }
+
+  /** The criticality; {@link Criticality#CRITICAL} when unlabelled. */
+  public Criticality criticality() {
+    return criticality == null ? Criticality.CRITICAL : criticality;
+  }
+
+  /** True when a criticality label was set. */
+  public boolean hasCriticality() {
+    return criticality != null;
+  }
+
+  /** Makes this context current until the returned scope is closed, which restores the previous one. */
+  public Scope open() {
+    Ambient ambient = Ambient.get();
+    Ambient.Frame frame = ambient.push();
+    frame.context = this;
+    return new Scope(ambient, frame);
+  }
+
+  /** Runs {@code work} with this context current. */
+  public <T> T call(Callable<T> work) throws Exception {
+    try (Scope ignored = open()) {
+      return work.call();
+    }
+  }
+
+  /** Runs {@code work} with this context current. */
+  public void run(Runnable work) {
+    try (Scope ignored = open()) {
+      work.run();
+    }
+  }
+
+  /** Wraps {@code task} so that it runs with the context current here, now. */
+  public static Runnable wrap(Runnable task) {
+    ResilienceContext captured = current();
+    return () -> captured.run(task);
+  }
+
+  /** Wraps {@code task} so that it runs with the context current here, now. */
+  public static <T> Callable<T> wrap(Callable<T> task) {
+    ResilienceContext captured = current();
+    return () -> captured.call(task);
+  }
+
+  /**
+   * Wraps {@code executor} so that each task runs with the context that was current where it was
+   * submitted. Works for any executor, virtual-thread executors included.
+   */
+  public static Executor wrap(Executor executor) {
+    Objects.requireNonNull(executor, "executor");
+    return task -> executor.execute(wrap(task));
+  }
+
+  /** Closes a context opened with {@link #open()}, restoring the previous one. */
+  public static final class Scope implements AutoCloseable {
+    private final Ambient ambient;
+    private final Ambient.Frame frame;
+    private boolean closed;
+
+    private Scope(Ambient ambient, Ambient.Frame frame) {
+      this.ambient = ambient;
+      this.frame = frame;
+    }
+
+    /** Restores the context that was current before {@link #open()}. Call it on the thread that opened the scope. */
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        ambient.pop(frame);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ResilienceContext[" + remaining().map(d -> "remaining=" + d.toMillis() + "ms").orElse("no deadline")
+        + ", criticality=" + (criticality == null ? "unlabelled" : criticality) + "]";
+  }
+}
