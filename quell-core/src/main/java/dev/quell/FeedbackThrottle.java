@@ -24,8 +24,8 @@ final class FeedbackThrottle extends RetryBudget {
     new Problems()
         .require(maxTokens > 0 && maxTokens <= 1_000_000, "feedback maxTokens", maxTokens,
             "must be in [1, 1000000]; to turn the budget off use RetryBudget.NONE")
-        .require(Double.isFinite(tokenRatio) && tokenRatio >= 0.001 && tokenRatio <= maxTokens,
-            "feedback tokenRatio", tokenRatio, "must be a finite number of at least 0.001 and at most maxTokens")
+        .require(Double.isFinite(tokenRatio) && tokenRatio >= 0.001 && tokenRatio <= 1_000_000,
+            "feedback tokenRatio", tokenRatio, "must be a finite number of at least 0.001")
         .throwIfAny();
     this.name = name;
     this.maxMilli = maxTokens * MILLI;

@@ -136,10 +136,14 @@ final class TokenBucket extends RetryBudget {
       long elapsed = now - last;
       if (elapsed > 0) {
         long credit = (long) (elapsed * microsPerNano);
-        // keep sub-micro-token remainders for later instead of losing them, unless the bucket is full
-        boolean full = balance.get() >= capacityMicros;
-        if ((credit > 0 || full) && refilledAt.compareAndSet(last, now)) {
-          add(credit);
+        if (balance.get() >= capacityMicros) {
+          refilledAt.compareAndSet(last, now); // full: time passing adds nothing and must not be banked
+        } else if (credit > 0) {
+          // advance only by the time the whole micro-tokens stand for, so fractions are never lost
+          long used = Math.min(elapsed, (long) Math.ceil(credit / microsPerNano));
+          if (refilledAt.compareAndSet(last, last + used)) {
+            add(credit);
+          }
         }
       }
     }

@@ -1,0 +1,166 @@
+package dev.quell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class TokenBucketTest {
+  private final ManualClock clock = new ManualClock();
+
+  @Test
+  void startsFullWithTenSecondsOfTheFloor() {
+    RetryBudget budget = RetryBudget.of(0.1, 3, clock);
+    assertThat(budget.capacity()).isEqualTo(30.0);
+    assertThat(budget.tokens()).isEqualTo(30.0);
+    assertThat(budget.utilization()).isZero();
+  }
+
+  @Test
+  void spendsOneTokenPerRetryAndRefusesWhenEmpty() {
+    RetryBudget budget = RetryBudget.of(0.1, 3, clock);
+    for (int i = 0; i < 30; i++) {
+      assertThat(budget.trySpend()).as("spend %d", i).isTrue();
+    }
+    assertThat(budget.trySpend()).isFalse();
+    assertThat(budget.tokens()).isZero();
+    assertThat(budget.utilization()).isEqualTo(1.0);
+  }
+
+  @Test
+  void eachSuccessDepositsTheFraction() {
+    RetryBudget budget = drained(RetryBudget.of(0.1, 3, clock));
+    for (int i = 0; i < 10; i++) {
+      budget.deposit();
+    }
+    assertThat(budget.tokens()).isEqualTo(1.0);
+    assertThat(budget.trySpend()).isTrue();
+    assertThat(budget.trySpend()).isFalse();
+  }
+
+  @Test
+  void theFloorRefillsFromTheClockLazily() {
+    RetryBudget budget = drained(RetryBudget.of(0.1, 3, clock));
+    clock.advance(Duration.ofMillis(500));
+    assertThat(budget.tokens()).isCloseTo(1.5, within(1e-6));
+    clock.advance(Duration.ofSeconds(60));
+    assertThat(budget.tokens()).isEqualTo(30.0); // never above capacity
+  }
+
+  @Test
+  void refillIsNotLostInSubMicroTokenSteps() {
+    RetryBudget budget = drained(RetryBudget.of(0.1, 3, clock));
+    // 3 tokens/s = 3 micro-tokens per microsecond: many tiny steps must add up like one big one
+    for (int i = 0; i < 1_000_000; i++) {
+      clock.advance(Duration.ofNanos(100));
+      budget.trySpend(Criticality.SHEDDABLE); // refused, but reads the clock
+    }
+    assertThat(budget.tokens()).isCloseTo(0.3, within(1e-3));
+  }
+
+  @Test
+  void zeroFloorMeansOnlySuccessesFundRetriesAndCapacityIsOneToken() {
+    RetryBudget budget = RetryBudget.of(0.5, 0, clock);
+    assertThat(budget.capacity()).isEqualTo(1.0);
+    assertThat(budget.trySpend()).isTrue();
+    clock.advance(Duration.ofHours(1));
+    assertThat(budget.trySpend()).isFalse();
+    assertThat(budget.retryAfter()).isEmpty();
+    budget.deposit();
+    budget.deposit();
+    assertThat(budget.retryAfter()).contains(Duration.ZERO);
+    assertThat(budget.trySpend()).isTrue();
+  }
+
+  @Test
+  void retryAfterIsTheTimeUntilTheFloorFundsTheNextToken() {
+    RetryBudget budget = drained(RetryBudget.of(0.1, 4, clock));
+    assertThat(budget.retryAfter()).contains(Duration.ofMillis(250));
+    clock.advance(Duration.ofMillis(100));
+    assertThat(budget.retryAfter()).contains(Duration.ofMillis(150)); // computed after refilling
+    clock.advance(Duration.ofMillis(150));
+    assertThat(budget.retryAfter()).contains(Duration.ZERO);
+  }
+
+  @Test
+  void sheddableWorkStopsRetryingOnceTheBucketIsMoreThanHalfSpent() {
+    RetryBudget budget = RetryBudget.of(0.1, 3, clock); // 30 tokens
+    int sheddable = 0;
+    while (budget.trySpend(Criticality.SHEDDABLE)) {
+      sheddable++;
+    }
+    assertThat(sheddable).isEqualTo(15);
+    int sheddablePlus = 0;
+    while (budget.trySpend(Criticality.SHEDDABLE_PLUS)) {
+      sheddablePlus++;
+    }
+    assertThat(sheddablePlus).isEqualTo(15 - 8); // stops at a quarter (7.5 tokens) left
+    int critical = 0;
+    while (budget.trySpend(Criticality.CRITICAL)) {
+      critical++;
+    }
+    assertThat(critical).isEqualTo(8);
+    assertThat(budget.tokens()).isZero();
+  }
+
+  @Test
+  void healthyBudgetRefusesNobodyWhateverTheCriticality() {
+    RetryBudget budget = RetryBudget.of(0.1, 3, clock);
+    for (Criticality c : Criticality.values()) {
+      assertThat(budget.trySpend(c)).as("%s", c).isTrue();
+    }
+  }
+
+  @Test
+  void validationNamesTheParameterAndValueAndPointsAtNone() {
+    assertThatThrownBy(() -> RetryBudget.of(0, 3))
+        .isInstanceOf(ResilienceConfigurationException.class)
+        .hasMessageContaining("fraction")
+        .hasMessageContaining("0.0")
+        .hasMessageContaining("RetryBudget.NONE");
+    assertThatThrownBy(() -> RetryBudget.of(1.5, 3)).hasMessageContaining("1.5");
+    assertThatThrownBy(() -> RetryBudget.of(Double.NaN, 3)).hasMessageContaining("NaN");
+    assertThatThrownBy(() -> RetryBudget.of(0.1, Double.POSITIVE_INFINITY)).hasMessageContaining("minimumPerSecond");
+    ResilienceConfigurationException both = (ResilienceConfigurationException)
+        org.assertj.core.api.Assertions.catchThrowable(() -> RetryBudget.of(-1, -1));
+    assertThat(both.problems()).hasSize(2);
+    assertThat(both.problems().get(1)).contains("minimumPerSecond was -1.0");
+  }
+
+  @Test
+  void fractionOfOneIsAllowed() {
+    RetryBudget budget = drained(RetryBudget.of(1.0, 3, clock));
+    budget.deposit();
+    assertThat(budget.tokens()).isEqualTo(1.0);
+  }
+
+  @Test
+  void sharedBudgetsAreLookedUpByNameAndTheFirstParametersWin() {
+    RetryBudget a = RetryBudget.shared("token-bucket-test-shared", 0.2, 5);
+    RetryBudget b = RetryBudget.shared("token-bucket-test-shared", 0.1, 3);
+    assertThat(b).isSameAs(a);
+    assertThat(b.capacity()).isEqualTo(50.0);
+    assertThat(a.name()).isEqualTo("token-bucket-test-shared");
+    assertThat(RetryBudget.shared("token-bucket-test-other")).isNotSameAs(a);
+    assertThatThrownBy(() -> RetryBudget.shared(" ")).isInstanceOf(ResilienceConfigurationException.class);
+  }
+
+  @Test
+  void noneFundsEverythingAndReadsZeroUtilization() {
+    assertThat(RetryBudget.NONE.trySpend()).isTrue();
+    assertThat(RetryBudget.NONE.utilization()).isZero();
+    assertThat(RetryBudget.AUTOMATIC.utilization()).isZero();
+    assertThatThrownBy(RetryBudget.AUTOMATIC::trySpend)
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("activeBudget");
+  }
+
+  static RetryBudget drained(RetryBudget budget) {
+    while (budget.trySpend()) {
+      // empty it
+    }
+    return budget;
+  }
+}

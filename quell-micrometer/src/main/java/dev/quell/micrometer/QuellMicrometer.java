@@ -1,0 +1,84 @@
+package dev.quell.micrometer;
+
+import dev.quell.Resilience;
+import dev.quell.ResilienceListener;
+import dev.quell.RetryBudget;
+import dev.quell.micrometer.internal.MeterNames;
+import dev.quell.micrometer.internal.RegistryBinding;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Objects;
+
+/**
+ * Micrometer meters for Quell policies and retry budgets.
+ *
+ * <pre>{@code
+ * MeterRegistry registry = ...;
+ * Resilience inventory = Resilience.DEFAULT
+ *     .withName("inventory")
+ *     .withListener(QuellMicrometer.listener(registry));
+ * }</pre>
+ *
+ * <p>Every call of a policy with the listener records:
+ * <ul>
+ *   <li>{@code quell.calls} (counter; tags {@code quell.policy}, {@code quell.outcome} = the
+ *       {@link dev.quell.StopReason}) and {@code quell.call.duration} (timer, same tags);
+ *   <li>{@code quell.attempts} (counter; tags {@code quell.policy}, {@code kind} = first, retry or
+ *       hedge): attempts ÷ calls is the live load multiplier the policy puts on its dependency;
+ *   <li>{@code quell.attempt.duration} (timer; tags {@code quell.policy}, {@code quell.verdict} = OK,
+ *       TRANSIENT, THROTTLED, PERMANENT or CANCELLED);
+ *   <li>{@code quell.rejections} (counter; tags {@code quell.policy}, {@code quell.outcome}): calls
+ *       that ended because Quell refused work (BUDGET_EXHAUSTED, DEPENDENCY_UNAVAILABLE, LIMITED,
+ *       DRAINING).
+ * </ul>
+ * and the budget the call spent from gets the gauges {@code quell.budget.utilization} (0..1; near 1
+ * means the budget is refusing retries) and {@code quell.budget.tokens} (tags {@code quell.budget} =
+ * the budget's name, {@code quell.policy} = the owning policy's name, empty for a shared budget), from
+ * the first call that reports it. Use {@link #bindBudget(RetryBudget, MeterRegistry)} to show a budget
+ * before any call has used it.
+ *
+ * <p>Recording adds no allocation per call beyond what the registry's meters make themselves.
+ * Budgets are held weakly: a policy or budget that becomes garbage is collected, and its gauges are
+ * removed from the registry soon after (on a later call's end or the next registration), so budgets
+ * that come and go cannot grow the registry without bound. Meters are kept per policy name, so keep
+ * policy names to a fixed set (they are configuration, not data). Thread-safe.
+ */
+public final class QuellMicrometer {
+  private QuellMicrometer() {}
+
+  /**
+   * The listener that records Quell's meters into {@code registry}. Returns the same instance for the
+   * same registry while it is in use, so policies built with it compare equal. Pass it to
+   * {@link Resilience#withListener}; the policy that method returns is the one whose automatic budget
+   * is watched.
+   */
+  public static ResilienceListener listener(MeterRegistry registry) {
+    return RegistryBinding.listener(Objects.requireNonNull(registry, "registry"));
+  }
+
+  /**
+   * Registers the budget gauges for {@code budget} now, with an empty {@code quell.policy} tag: for
+   * shared budgets and budgets you made yourself. The budget is held weakly. Does nothing for
+   * {@link RetryBudget#NONE}, for {@link RetryBudget#AUTOMATIC} (a marker: bind the policy instead),
+   * or for a budget already bound.
+   */
+  public static void bindBudget(RetryBudget budget, MeterRegistry registry) {
+    Objects.requireNonNull(budget, "budget");
+    Objects.requireNonNull(registry, "registry");
+    if (budget == RetryBudget.AUTOMATIC) {
+      return;
+    }
+    RegistryBinding.of(registry).watch(budget, "", registry);
+  }
+
+  /**
+   * Registers the budget gauges for the live budget of {@code policy} ({@link Resilience#activeBudget()})
+   * now, tagged as its first call would tag them. Useful to show a policy's budget on a dashboard
+   * before traffic arrives.
+   */
+  public static void bindBudget(Resilience policy, MeterRegistry registry) {
+    Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(registry, "registry");
+    RetryBudget budget = policy.activeBudget();
+    RegistryBinding.of(registry).watch(budget, MeterNames.budgetPolicyTag(policy.name(), budget.name()), registry);
+  }
+}

@@ -1,0 +1,89 @@
+package dev.quell.micrometer.internal;
+
+import dev.quell.StopReason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The meters of one policy name, created on first use and then read from arrays indexed by enum
+ * ordinal, so recording allocates nothing of ours.
+ */
+final class PolicyMeters {
+  private static final StopReason[] REASONS = StopReason.values();
+
+  final String policy;
+  private final MeterRegistry registry;
+  private final AtomicReferenceArray<Counter> attempts = new AtomicReferenceArray<>(MeterNames.KINDS.length);
+  private final AtomicReferenceArray<Counter> calls = new AtomicReferenceArray<>(REASONS.length);
+  private final AtomicReferenceArray<Counter> rejections = new AtomicReferenceArray<>(REASONS.length);
+  private final AtomicReferenceArray<Timer> callDurations = new AtomicReferenceArray<>(REASONS.length);
+  private final AtomicReferenceArray<Timer> attemptDurations = new AtomicReferenceArray<>(MeterNames.VERDICTS.length);
+
+  PolicyMeters(String policy, MeterRegistry registry) {
+    this.policy = policy;
+    this.registry = registry;
+  }
+
+  Counter attempts(int kind) {
+    Counter c = attempts.get(kind);
+    if (c == null) {
+      c = Counter.builder(MeterNames.ATTEMPTS)
+          .description("Attempts started, the first included; attempts / calls is the load multiplier")
+          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_KIND, MeterNames.KINDS[kind])
+          .register(registry);
+      attempts.set(kind, c);
+    }
+    return c;
+  }
+
+  Counter calls(StopReason reason) {
+    int i = reason.ordinal();
+    Counter c = calls.get(i);
+    if (c == null) {
+      c = Counter.builder(MeterNames.CALLS).description("Calls ended, by stop reason")
+          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
+          .register(registry);
+      calls.set(i, c);
+    }
+    return c;
+  }
+
+  Counter rejections(StopReason reason) {
+    int i = reason.ordinal();
+    Counter c = rejections.get(i);
+    if (c == null) {
+      c = Counter.builder(MeterNames.REJECTIONS)
+          .description("Calls Quell ended by refusing work: budget, breaker, limiter or draining")
+          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
+          .register(registry);
+      rejections.set(i, c);
+    }
+    return c;
+  }
+
+  Timer callDuration(StopReason reason) {
+    int i = reason.ordinal();
+    Timer t = callDurations.get(i);
+    if (t == null) {
+      t = Timer.builder(MeterNames.CALL_DURATION)
+          .description("Time from the start of a call to its end, backoff and pauses included")
+          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
+          .register(registry);
+      callDurations.set(i, t);
+    }
+    return t;
+  }
+
+  Timer attemptDuration(int verdict) {
+    Timer t = attemptDurations.get(verdict);
+    if (t == null) {
+      t = Timer.builder(MeterNames.ATTEMPT_DURATION).description("Time one attempt ran, by the verdict on it")
+          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_VERDICT, MeterNames.VERDICTS[verdict])
+          .register(registry);
+      attemptDurations.set(verdict, t);
+    }
+    return t;
+  }
+}
