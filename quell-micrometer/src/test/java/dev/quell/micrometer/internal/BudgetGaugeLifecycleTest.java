@@ -1,0 +1,144 @@
+package dev.quell.micrometer.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quell.Resilience;
+import dev.quell.RetryBudget;
+import dev.quell.micrometer.QuellMicrometer;
+import dev.quell.test.VirtualTime;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Budgets are watched weakly, and the gauges of budgets that were collected leave the registry, so
+ * budgets that come and go (scope keys, rebuilt policies) cannot grow it without bound.
+ */
+class BudgetGaugeLifecycleTest {
+  private final VirtualTime time = VirtualTime.create();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final RegistryBinding binding = RegistryBinding.of(registry);
+
+  private int budgetGauges() {
+    return registry.find(MeterNames.BUDGET_UTILIZATION).gauges().size()
+        + registry.find(MeterNames.BUDGET_TOKENS).gauges().size();
+  }
+
+  /** Runs the GC until {@code done} holds, at most 50 times; weak references are cleared by a full GC. */
+  private static boolean gcUntil(BooleanSupplier done) {
+    for (int i = 0; i < 50 && !done.getAsBoolean(); i++) {
+      System.gc();
+    }
+    return done.getAsBoolean();
+  }
+
+  @Test
+  void gaugesOfACollectedBudgetAreRemovedAtTheNextExpunge() {
+    List<RetryBudget> budgets = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      RetryBudget b = RetryBudget.of(0.1, 3, time);
+      budgets.add(b);
+      QuellMicrometer.bindBudget(b, registry);
+    }
+    assertThat(budgetGauges()).isEqualTo(200);
+    assertThat(binding.watchedBudgets()).isEqualTo(100);
+
+    for (RetryBudget b : budgets.subList(0, 60)) {
+      binding.simulateCollected(b); // what the GC does once nothing else holds the budget
+    }
+    assertThat(binding.expunge(registry)).isEqualTo(60);
+    assertThat(budgetGauges()).isEqualTo(80);
+    assertThat(binding.watchedBudgets()).isEqualTo(40);
+    for (RetryBudget b : budgets.subList(60, 100)) {
+      assertThat(binding.isWatched(b)).isTrue();
+      assertThat(registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, b.name()).gauge()).isNotNull();
+    }
+    for (RetryBudget b : budgets.subList(0, 60)) {
+      assertThat(binding.isWatched(b)).isFalse();
+    }
+  }
+
+  @Test
+  void aCallEndingExpungesWhatTheGcReported() {
+    RetryBudget gone = RetryBudget.of(0.1, 3, time);
+    QuellMicrometer.bindBudget(gone, registry);
+    Resilience policy = Resilience.DEFAULT.withName("p").withTimeSource(time).withListener(QuellMicrometer.listener(registry));
+    policy.run(() -> "ok");
+    assertThat(budgetGauges()).isEqualTo(4);
+    binding.simulateCollected(gone);
+    policy.run(() -> "ok");
+    assertThat(budgetGauges()).isEqualTo(2);
+    assertThat(registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, "p").gauge()).isNotNull();
+  }
+
+  @Test
+  void budgetsWithTheSameNameShareGaugesThatShowTheMostSpent() {
+    RetryBudget calm = RetryBudget.of(0.1, 3, time);
+    Resilience first = Resilience.DEFAULT.withName("orders").withTimeSource(time)
+        .withListener(QuellMicrometer.listener(registry));
+    Resilience rebuilt = first.withAttempts(4); // a reload: same name, a budget of its own
+    first.run(() -> "ok");
+    rebuilt.run(() -> "ok");
+    assertThat(binding.watchedBudgets()).isEqualTo(2);
+    assertThat(budgetGauges()).isEqualTo(2);
+    for (int i = 0; i < 5; i++) {
+      rebuilt.activeBudget().trySpend();
+    }
+    Gauge tokens = registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, "orders").gauge();
+    assertThat(tokens.value()).isEqualTo(25.0);
+    binding.simulateCollected(rebuilt.activeBudget());
+    binding.expunge(registry);
+    assertThat(tokens.value()).isEqualTo(30.0); // the one left
+    binding.simulateCollected(first.activeBudget());
+    binding.expunge(registry);
+    assertThat(budgetGauges()).isZero();
+    assertThat(calm.tokens()).isEqualTo(30.0);
+  }
+
+  @Test
+  void budgetsThatComeAndGoDoNotGrowTheRegistryWithoutBound() {
+    var listener = QuellMicrometer.listener(registry);
+    int maxGauges = 0;
+    for (int round = 0; round < 20; round++) {
+      for (int key = 0; key < 50; key++) {
+        // like a scope key: a policy and budget per key, used once and dropped
+        RetryBudget perKey = RetryBudget.of(0.1, 3, time);
+        Resilience.DEFAULT.withName("scoped").withBudget(perKey).withTimeSource(time).withListener(listener)
+            .run(() -> "ok");
+        QuellMicrometer.bindBudget(perKey, registry);
+      }
+      maxGauges = Math.max(maxGauges, budgetGauges());
+      assertThat(gcUntil(() -> {
+        binding.expunge(registry);
+        return binding.watchedBudgets() == 0;
+      })).as("the GC cleared every dropped budget").isTrue();
+      assertThat(budgetGauges()).isZero();
+    }
+    assertThat(maxGauges).isLessThanOrEqualTo(2 * 50);
+    assertThat(registry.getMeters().size()).isLessThan(20); // calls, attempts and timers of one policy name
+  }
+
+  @Test
+  void watchingDoesNotKeepAGarbagePolicyOrItsBudgetAlive() {
+    var listener = QuellMicrometer.listener(registry);
+    Resilience policy = Resilience.DEFAULT.withName("temporary").withTimeSource(time).withListener(listener);
+    policy.run(() -> {
+      throw new IOException("flaky");
+    });
+    assertThat(binding.isWatched(policy.activeBudget())).isTrue();
+    WeakReference<Resilience> policyRef = new WeakReference<>(policy);
+    WeakReference<RetryBudget> budgetRef = new WeakReference<>(policy.activeBudget());
+    policy = null;
+    assertThat(gcUntil(() -> policyRef.get() == null && budgetRef.get() == null)).isTrue();
+    assertThat(gcUntil(() -> {
+      binding.expunge(registry);
+      return budgetGauges() == 0;
+    })).isTrue();
+    assertThat(listener).isNotNull();
+  }
+}
