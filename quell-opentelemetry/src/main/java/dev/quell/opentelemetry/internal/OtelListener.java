@@ -1,0 +1,166 @@
+package dev.quell.opentelemetry.internal;
+
+import dev.quell.Criticality;
+import dev.quell.ResilienceEvent;
+import dev.quell.ResilienceListener;
+import dev.quell.RetryBudget;
+import dev.quell.StopReason;
+import dev.quell.Verdict;
+import dev.quell.internal.CallObserver;
+import dev.quell.internal.Internal;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The listener behind {@code QuellOpenTelemetry.listener}. Metrics are recorded with attribute sets
+ * built once per policy name and picked by enum ordinal, so recording allocates nothing of ours.
+ * Span events go on {@link Span#current()} and only when it is recording, so an unsampled or absent
+ * trace costs one context lookup.
+ */
+@Internal
+public final class OtelListener implements ResilienceListener, CallObserver {
+  private static final double NANOS_PER_SECOND = 1e9;
+
+  private final OtelBinding binding;
+  private final ConcurrentHashMap<String, PolicyAttributes> byPolicy = new ConcurrentHashMap<>();
+  /** The last policy's attributes: a racy cache, safe because PolicyAttributes has only final fields. */
+  private @Nullable PolicyAttributes last;
+
+  OtelListener(OtelBinding binding) {
+    this.binding = binding;
+  }
+
+  private PolicyAttributes attributes(String policy) {
+    PolicyAttributes a = last;
+    if (a != null && a.policy == policy) {
+      return a;
+    }
+    a = byPolicy.get(policy);
+    if (a == null) {
+      a = byPolicy.computeIfAbsent(policy, PolicyAttributes::new);
+    }
+    last = a;
+    return a;
+  }
+
+  @Override
+  public void attemptStarted(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge) {
+    binding.attempts.add(1, attributes(policy).kinds[Names.kind(attempt, hedge)]);
+  }
+
+  @Override
+  public void attemptEnded(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge,
+      @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos) {
+    PolicyAttributes a = attributes(policy);
+    int v = Names.verdict(verdict);
+    double seconds = Math.max(0, durationNanos) / NANOS_PER_SECOND;
+    binding.attemptDuration.record(seconds, a.verdicts[v]);
+    Span span = Span.current();
+    if (span.isRecording()) {
+      var event = Attributes.builder().put(Names.POLICY, policy).put(Names.ATTEMPT, attempt)
+          .put(Names.KIND, Names.KINDS[Names.kind(attempt, hedge)]).put(Names.VERDICT, Names.VERDICTS[v])
+          .put(Names.DURATION, seconds);
+      if (failure != null) {
+        event.put(Names.EXCEPTION_TYPE, failure.getClass().getName());
+      }
+      span.addEvent(Names.EVENT_ATTEMPT, event.build());
+    }
+  }
+
+  @Override
+  public void retrying(String policy, RetryBudget budget, Criticality criticality, int attempt, long delayNanos) {
+    Span span = Span.current();
+    if (span.isRecording()) {
+      span.addEvent(Names.EVENT_RETRY, Attributes.of(Names.POLICY, policy, Names.ATTEMPT, (long) attempt + 1,
+          Names.DELAY, Math.max(0, delayNanos) / NANOS_PER_SECOND));
+    }
+  }
+
+  @Override
+  public void callEnded(String policy, RetryBudget budget, Criticality criticality, StopReason reason, int attempts,
+      @Nullable Verdict verdict, long elapsedNanos) {
+    PolicyAttributes a = attributes(policy);
+    Attributes outcome = a.outcomes[reason.ordinal()];
+    binding.calls.add(1, outcome);
+    binding.callDuration.record(Math.max(0, elapsedNanos) / NANOS_PER_SECOND, outcome);
+    boolean rejection = Names.isRejection(reason);
+    if (rejection) {
+      binding.rejections.add(1, outcome);
+    }
+    Span span = Span.current();
+    if (span.isRecording()) {
+      if (rejection) {
+        span.addEvent(Names.EVENT_REJECTED, Attributes.of(Names.POLICY, policy, Names.OUTCOME, reason.name(),
+            Names.BUDGET, budget.name(), Names.UTILIZATION, budget.utilization()));
+      }
+      span.addEvent(Names.EVENT_CALL, Attributes.of(Names.POLICY, policy, Names.OUTCOME, reason.name(),
+          Names.ATTEMPTS_MADE, (long) attempts, Names.DURATION, Math.max(0, elapsedNanos) / NANOS_PER_SECOND));
+    }
+    BudgetWatch budgets = binding.budgets;
+    if (!budget.isUnbounded() && !budgets.isWatched(budget)) {
+      budgets.watch(budget, Names.budgetPolicyTag(policy, budget.name()));
+    }
+    budgets.expungeIfNeeded();
+  }
+
+  @Override
+  public void onEvent(ResilienceEvent event) {
+    RetryBudget budget = event.budget().orElse(RetryBudget.NONE);
+    switch (event.type()) {
+      case ATTEMPT_STARTED:
+        attemptStarted(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge());
+        break;
+      case ATTEMPT_ENDED:
+        attemptEnded(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge(),
+            event.verdict().orElse(null), event.failure().orElse(null),
+            event.attemptDuration().map(Duration::toNanos).orElse(0L));
+        break;
+      case RETRYING:
+        retrying(event.policy(), budget, event.criticality(), event.attempt(),
+            event.delay().map(Duration::toNanos).orElse(0L));
+        break;
+      default:
+        StopReason reason = event.stopReason().orElse(null);
+        if (event.isTerminal() && reason != null) {
+          callEnded(event.policy(), budget, event.criticality(), reason, event.attempt(),
+              event.verdict().orElse(null), event.elapsed().toNanos());
+        }
+    }
+  }
+
+  /** The budgets this listener's OpenTelemetry instance reports. */
+  public BudgetWatch budgets() {
+    return binding.budgets;
+  }
+
+  @Override
+  public String toString() {
+    return "QuellOpenTelemetry.listener";
+  }
+
+  /** Attribute sets of one policy name, built once. */
+  static final class PolicyAttributes {
+    private static final StopReason[] REASONS = StopReason.values();
+
+    final String policy;
+    final Attributes[] kinds = new Attributes[Names.KINDS.length];
+    final Attributes[] verdicts = new Attributes[Names.VERDICTS.length];
+    final Attributes[] outcomes = new Attributes[REASONS.length];
+
+    PolicyAttributes(String policy) {
+      this.policy = policy;
+      for (int i = 0; i < kinds.length; i++) {
+        kinds[i] = Attributes.of(Names.POLICY, policy, Names.KIND, Names.KINDS[i]);
+      }
+      for (int i = 0; i < verdicts.length; i++) {
+        verdicts[i] = Attributes.of(Names.POLICY, policy, Names.VERDICT, Names.VERDICTS[i]);
+      }
+      for (int i = 0; i < outcomes.length; i++) {
+        outcomes[i] = Attributes.of(Names.POLICY, policy, Names.OUTCOME, REASONS[i].name());
+      }
+    }
+  }
+}

@@ -1,0 +1,5 @@
+/** The machinery behind {@code dev.quell.opentelemetry}. Not API: it may change in any release. */
+@NullMarked
+package dev.quell.opentelemetry.internal;
+
+import org.jspecify.annotations.NullMarked;

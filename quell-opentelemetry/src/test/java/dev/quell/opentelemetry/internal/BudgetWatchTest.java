@@ -1,0 +1,100 @@
+package dev.quell.opentelemetry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quell.Resilience;
+import dev.quell.RetryBudget;
+import dev.quell.opentelemetry.QuellOpenTelemetry;
+import dev.quell.test.VirtualTime;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Budgets are reported weakly, and collected ones stop being reported, so series cannot grow without bound. */
+class BudgetWatchTest {
+  private final VirtualTime time = VirtualTime.create();
+  private final InMemoryMetricReader reader = InMemoryMetricReader.create();
+  private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+      .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build();
+  private final BudgetWatch watch = OtelBinding.of(otel).budgets();
+
+  @AfterEach
+  void close() {
+    otel.close();
+  }
+
+  private int reportedBudgets() {
+    return reader.collectAllMetrics().stream().filter(m -> m.getName().equals("quell.budget.utilization"))
+        .mapToInt(m -> m.getDoubleGaugeData().getPoints().size()).sum();
+  }
+
+  private static boolean gcUntil(BooleanSupplier done) {
+    for (int i = 0; i < 50 && !done.getAsBoolean(); i++) {
+      System.gc();
+    }
+    return done.getAsBoolean();
+  }
+
+  @Test
+  void collectedBudgetsStopBeingReported() {
+    List<RetryBudget> budgets = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      RetryBudget b = RetryBudget.of(0.1, 3, time);
+      budgets.add(b);
+      QuellOpenTelemetry.bindBudget(b, otel);
+    }
+    assertThat(reportedBudgets()).isEqualTo(100);
+    for (RetryBudget b : budgets.subList(0, 70)) {
+      watch.simulateCollected(b);
+    }
+    assertThat(reportedBudgets()).isEqualTo(30); // the gauge callback expunges what the GC reported
+    assertThat(watch.watchedBudgets()).isEqualTo(30);
+    assertThat(watch.groups()).hasSize(30);
+    for (RetryBudget b : budgets.subList(70, 100)) {
+      assertThat(watch.isWatched(b)).isTrue();
+    }
+  }
+
+  @Test
+  void budgetsThatComeAndGoDoNotGrowTheReportedSeries() {
+    var listener = QuellOpenTelemetry.listener(otel);
+    for (int round = 0; round < 20; round++) {
+      for (int key = 0; key < 50; key++) {
+        Resilience.DEFAULT.withName("scoped").withBudget(RetryBudget.of(0.1, 3, time)).withTimeSource(time)
+            .withListener(listener).run(() -> "ok");
+      }
+      assertThat(watch.watchedBudgets()).isLessThanOrEqualTo(50 * (round + 1));
+      assertThat(gcUntil(() -> {
+        watch.expunge();
+        return watch.watchedBudgets() == 0;
+      })).isTrue();
+      assertThat(watch.groups()).isEmpty();
+    }
+    List<MetricData> none = reader.collectAllMetrics().stream()
+        .filter(m -> m.getName().startsWith("quell.budget")).toList();
+    assertThat(none).allSatisfy(m -> assertThat(m.getDoubleGaugeData().getPoints()).isEmpty());
+  }
+
+  @Test
+  void watchingDoesNotKeepAGarbagePolicyAlive() {
+    Resilience policy = Resilience.DEFAULT.withName("temporary").withTimeSource(time)
+        .withListener(QuellOpenTelemetry.listener(otel));
+    policy.run(() -> {
+      throw new IOException("flaky");
+    });
+    assertThat(watch.isWatched(policy.activeBudget())).isTrue();
+    WeakReference<Resilience> policyRef = new WeakReference<>(policy);
+    WeakReference<RetryBudget> budgetRef = new WeakReference<>(policy.activeBudget());
+    policy = null;
+    assertThat(gcUntil(() -> policyRef.get() == null && budgetRef.get() == null)).isTrue();
+    assertThat(gcUntil(() -> reportedBudgets() == 0)).isTrue();
+  }
+}
