@@ -96,6 +96,10 @@ final class Ambient {
         c = c.withDeadlineAt(deadline, t);
       }
     }
+    Draining.State draining = Draining.state();
+    if (draining != null && t != null) {
+      c = c.withDeadlineAt(draining.endOn(t, t.nanoTime()), t); // nested work ends with the grace
+    }
     if (f.criticality != null) {
       c = c.withCriticality(f.criticality);
     }

@@ -71,12 +71,6 @@ final class Call {
     }
   }
 
-  /** The deadline in force at {@code now}: ours, clamped to the drain grace once draining has begun. */
-  private long deadlineAt(long now) {
-    Draining.State draining = Draining.state();
-    return draining == null ? deadlineNanos : Math.min(deadlineNanos, draining.endOn(time, now));
-  }
-
   /**
    * Decides whether the next attempt may start at {@code now}. Returns the attempt's timeout in
    * nanoseconds ({@code Long.MAX_VALUE} for none), or 0 if it must not start; then the call has
@@ -152,17 +146,17 @@ final class Call {
       default:
         budget.recordFailure();
     }
-    long deadline = deadlineAt(now);
+    if (Draining.isDraining()) {
+      stop(StopReason.DRAINING, now, null); // no new attempt starts once draining has begun
+      return STOP;
+    }
+    long deadline = deadlineNanos;
     if (now >= deadline) {
       stop(StopReason.DEADLINE_EXCEEDED, now, null);
       return STOP;
     }
     if (attempts >= policy.attempts()) {
       stop(StopReason.ATTEMPTS_EXHAUSTED, now, null);
-      return STOP;
-    }
-    if (Draining.isDraining()) {
-      stop(StopReason.DRAINING, now, null);
       return STOP;
     }
     long delay = backoffNanos(verdict);

@@ -1,5 +1,6 @@
 package dev.quell;
 
+import dev.quell.internal.Watchdog;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,9 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Process shutdown for outbound calls. Call {@link #begin(Duration)} when the process starts to
  * shut down (a shutdown hook, Spring's context closing): from then on no new attempt starts — not a
- * first attempt, not a retry, not a hedge — and calls end with {@link StopReason#DRAINING}; calls
- * already in flight keep their running attempt but their deadline is clamped to the grace left, so
- * nothing they do outlives the grace.
+ * first attempt, not a retry, not a hedge — and calls end with {@link StopReason#DRAINING}. Calls
+ * already in flight keep their running attempt, clamped to the grace: on the real clock, a
+ * synchronous attempt still running when the grace ends is interrupted like a timed-out attempt;
+ * an asynchronous attempt keeps its own attempt timeout. Nested calls see the clamped deadline.
  *
  * <p>It latches once: the first {@code begin} wins and later ones are ignored. While not draining,
  * the cost on a call's path is one volatile read.
@@ -31,7 +33,13 @@ public final class Draining {
     Objects.requireNonNull(grace, "grace");
     Objects.requireNonNull(time, "time");
     long end = Call.saturatedAdd(time.nanoTime(), Math.max(0, grace.toNanos()));
-    return STATE.compareAndSet(null, new State(end, time));
+    if (!STATE.compareAndSet(null, new State(end, time))) {
+      return false;
+    }
+    if (time == TimeSource.system()) {
+      Watchdog.INSTANCE.cutOffAt(end); // in-flight sync attempts end with the grace
+    }
+    return true;
   }
 
   /** True once {@link #begin} has been called. */
@@ -52,6 +60,7 @@ public final class Draining {
   /** For tests in this package only: forgets that draining began. */
   static void resetForTests() {
     STATE.set(null);
+    Watchdog.INSTANCE.cutOffAt(Long.MAX_VALUE);
   }
 
   static final class State {

@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.Locale;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * call started in; to carry a context into your own executors, use {@link #wrap(Executor)}.
  */
 public final class ResilienceContext {
+
+  /** The header that carries the deadline across the wire: whole milliseconds remaining. NResilience uses the same name. */
+  public static final String DEADLINE_HEADER = "X-Deadline-Ms";
+  /** The header that carries the criticality across the wire: {@code CRITICAL_PLUS}, {@code CRITICAL}, {@code SHEDDABLE_PLUS} or {@code SHEDDABLE}. */
+  public static final String CRITICALITY_HEADER = "X-Criticality";
 
   /** No deadline and no criticality label. */
   public static final ResilienceContext EMPTY = new ResilienceContext(Long.MAX_VALUE, null, null);
@@ -133,6 +141,126 @@ public final class ResilienceContext {
   public boolean hasCriticality() {
     return criticality != null;
   }
+
+  // ---------------------------------------------------------------- the wire
+
+  /**
+   * Writes this context as headers for an outbound request: {@value #DEADLINE_HEADER} (whole
+   * milliseconds remaining, rounded down, never less than 1) when there is a deadline, and
+   * {@value #CRITICALITY_HEADER} when a criticality was set. Writes nothing for what is absent.
+   */
+  public void writeHeaders(BiConsumer<String, String> header) {
+    long remaining = remainingNanos();
+    if (remaining != Long.MAX_VALUE) {
+      header.accept(DEADLINE_HEADER, formatDeadline(remaining));
+    }
+    if (criticality != null) {
+      header.accept(CRITICALITY_HEADER, criticality.wireName());
+    }
+  }
+
+  /** The {@value #DEADLINE_HEADER} value for {@code remainingNanos}: whole milliseconds, floored, at least 1. */
+  public static String formatDeadline(long remainingNanos) {
+    return Long.toString(Math.max(1, remainingNanos / 1_000_000L));
+  }
+
+  /**
+   * Reads an inbound request's headers into a context on the real clock, as {@code inbound} allows.
+   * Never throws for bad input: a malformed, negative or absurd value is ignored.
+   *
+   * @param header looks a header up by name, returning null when absent
+   */
+  public static ResilienceContext fromHeaders(Function<String, @Nullable String> header, Inbound inbound) {
+    return fromHeaders(header, inbound, TimeSource.system());
+  }
+
+  /** As {@link #fromHeaders(Function, Inbound)}, measuring the deadline on {@code time}. */
+  public static ResilienceContext fromHeaders(Function<String, @Nullable String> header, Inbound inbound, TimeSource time) {
+    ResilienceContext c = EMPTY;
+    Duration deadline = parseDeadline(header.apply(DEADLINE_HEADER));
+    if (deadline != null) {
+      c = c.withDeadline(deadline.compareTo(inbound.maxDeadline) > 0 ? inbound.maxDeadline : deadline, time);
+    }
+    Criticality criticality = parseCriticality(header.apply(CRITICALITY_HEADER));
+    if (criticality != null) {
+      if (criticality == Criticality.CRITICAL_PLUS && !inbound.trustCriticalPlus) {
+        criticality = Criticality.CRITICAL; // only a trusted caller may claim the top level
+      }
+      c = c.withCriticality(criticality);
+    }
+    return c;
+  }
+
+  /** Parses a {@value #DEADLINE_HEADER} value; null when absent, malformed, not positive or absurd (over a year). */
+  public static @Nullable Duration parseDeadline(@Nullable String value) {
+    if (value == null) {
+      return null;
+    }
+    String v = value.trim();
+    if (v.isEmpty() || v.length() > 12) {
+      return null;
+    }
+    for (int i = 0; i < v.length(); i++) {
+      if (!Character.isDigit(v.charAt(i))) {
+        return null; // negative, fractional, or not a number
+      }
+    }
+    long millis = Long.parseLong(v);
+    if (millis <= 0 || millis > 365L * 24 * 3600 * 1000) {
+      return null;
+    }
+    return Duration.ofMillis(millis);
+  }
+
+  /** Parses a {@value #CRITICALITY_HEADER} value, ignoring case and accepting '-' for '_'; null when absent or unknown. */
+  public static @Nullable Criticality parseCriticality(@Nullable String value) {
+    if (value == null) {
+      return null;
+    }
+    String v = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+    for (Criticality c : Criticality.values()) {
+      if (c.name().equals(v)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What a server accepts from its callers' headers. Immutable. Inbound deadlines are capped (a
+   * caller cannot make us hold work for an hour) and {@link Criticality#CRITICAL_PLUS} from outside
+   * is lowered to {@link Criticality#CRITICAL} unless the caller is trusted.
+   */
+  public static final class Inbound {
+    /** Caps deadlines at 5 minutes and does not trust {@code CRITICAL_PLUS}. */
+    public static final Inbound DEFAULT = new Inbound(Duration.ofMinutes(5), false);
+
+    private final Duration maxDeadline;
+    private final boolean trustCriticalPlus;
+
+    private Inbound(Duration maxDeadline, boolean trustCriticalPlus) {
+      this.maxDeadline = maxDeadline;
+      this.trustCriticalPlus = trustCriticalPlus;
+    }
+
+    /** A copy that caps inbound deadlines at {@code max}. */
+    public Inbound withMaxDeadline(Duration max) {
+      new dev.quell.internal.Problems().positive("inbound maxDeadline", max).throwIfAny();
+      return new Inbound(max, trustCriticalPlus);
+    }
+
+    /** A copy that accepts {@code CRITICAL_PLUS} as sent, for callers you trust (your own edge). */
+    public Inbound trustingCriticalPlus() {
+      return new Inbound(maxDeadline, true);
+    }
+
+    /** The cap on inbound deadlines. */
+    public Duration maxDeadline() {
+      return maxDeadline;
+    }
+  }
+
+  // ---------------------------------------------------------------- scopes
 
   /** Makes this context current until the returned scope is closed, which restores the previous one. */
   public Scope open() {

@@ -47,6 +47,8 @@ public final class Watchdog {
 
   private final ConcurrentLinkedQueue<Slot> incoming = new ConcurrentLinkedQueue<>();
   private volatile Thread thread;
+  /** Once draining: the instant (System.nanoTime) at which every armed attempt is cut off. */
+  private volatile long cutOffAt = Long.MAX_VALUE;
 
   private Watchdog() {}
 
@@ -106,6 +108,15 @@ public final class Watchdog {
     }
   }
 
+  /** From {@code nanos} (on System.nanoTime) on, every armed attempt is timed out, whatever its own timeout. */
+  public void cutOffAt(long nanos) {
+    cutOffAt = nanos;
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
   /** A new slot owned by the calling thread, watched from now on (until the thread dies). */
   public Slot newSlot() {
     Slot slot = new Slot(Thread.currentThread());
@@ -155,7 +166,8 @@ public final class Watchdog {
           slot.seenSequencePublished = sequence;
           continue;
         }
-        if (now - slot.seenAt >= slot.timeoutNanos
+        long cutOff = cutOffAt;
+        if ((now - slot.seenAt >= slot.timeoutNanos || cutOff != Long.MAX_VALUE && now - cutOff >= 0)
             && STAMP.compareAndSet(slot, stamp, (stamp & ~3L) | FIRING)) {
           slot.owner.interrupt();
           slot.stamp = (stamp & ~3L) | FIRED;
