@@ -1,0 +1,244 @@
+package dev.quell.slf4j.internal;
+
+import dev.quell.Criticality;
+import dev.quell.ResilienceEvent;
+import dev.quell.ResilienceListener;
+import dev.quell.RetryBudget;
+import dev.quell.StopReason;
+import dev.quell.TimeSource;
+import dev.quell.Verdict;
+import dev.quell.internal.CallObserver;
+import dev.quell.internal.Internal;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.Marker;
+import org.slf4j.MarkerFactory;
+
+/**
+ * The listener behind {@code QuellSlf4j.listener}. Every line starts with its event name, which is
+ * also the line's SLF4J marker, and continues in {@code key=value} form. Nothing is formatted unless
+ * the level is enabled; refusal warnings pass a per-(policy, reason) flood gate.
+ *
+ * <p>The last failed attempt is remembered per thread between its {@code attemptEnded} and the
+ * {@code retrying} or {@code callEnded} that the core sends right after it on the same thread, so a
+ * retry or refusal line can say what failed without per-call state.
+ */
+@Internal
+public final class LoggingListener implements ResilienceListener, CallObserver {
+  /** The logger every line goes to. */
+  public static final String LOGGER_NAME = "dev.quell.Resilience";
+
+  public static final String ATTEMPT = "quell.attempt";
+  public static final String RETRY = "quell.retry";
+  public static final String RECOVERED = "quell.recovered";
+  public static final String GAVE_UP = "quell.gave_up";
+  public static final String CANCELLED = "quell.cancelled";
+  public static final String REJECTED_BUDGET = "quell.rejected.budget";
+  public static final String REJECTED_BREAKER = "quell.rejected.breaker";
+  public static final String REJECTED_LIMITER = "quell.rejected.limiter";
+  public static final String DRAINING = "quell.draining";
+
+  private static final Marker M_ATTEMPT = MarkerFactory.getMarker(ATTEMPT);
+  private static final Marker M_RETRY = MarkerFactory.getMarker(RETRY);
+  private static final Marker M_RECOVERED = MarkerFactory.getMarker(RECOVERED);
+  private static final Marker M_GAVE_UP = MarkerFactory.getMarker(GAVE_UP);
+  private static final Marker M_CANCELLED = MarkerFactory.getMarker(CANCELLED);
+  private static final Marker M_REJECTED_BUDGET = MarkerFactory.getMarker(REJECTED_BUDGET);
+  private static final Marker M_REJECTED_BREAKER = MarkerFactory.getMarker(REJECTED_BREAKER);
+  private static final Marker M_REJECTED_LIMITER = MarkerFactory.getMarker(REJECTED_LIMITER);
+  private static final Marker M_DRAINING = MarkerFactory.getMarker(DRAINING);
+
+  private static final ThreadLocal<LastAttempt> LAST = ThreadLocal.withInitial(LastAttempt::new);
+
+  private final Logger log;
+  private final TimeSource time;
+  private final long intervalNanos;
+  /** Flood gates per policy name, one per refusal reason. */
+  private final ConcurrentHashMap<String, FloodGate[]> gates = new ConcurrentHashMap<>();
+
+  public LoggingListener(Logger log, Duration warningInterval, TimeSource time) {
+    if (warningInterval.isNegative()) {
+      throw new IllegalArgumentException("warningInterval must not be negative: " + warningInterval);
+    }
+    this.log = log;
+    this.time = time;
+    this.intervalNanos = warningInterval.toNanos();
+  }
+
+  @Override
+  public void attemptStarted(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge) {
+    // the attempt's end says all there is to say
+  }
+
+  @Override
+  public void attemptEnded(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge,
+      @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos) {
+    if (verdict != Verdict.OK) {
+      LastAttempt last = LAST.get();
+      last.policy = policy;
+      last.attempt = attempt;
+      last.verdict = verdict;
+      last.failure = failure;
+    }
+    if (log.isTraceEnabled(M_ATTEMPT)) {
+      log.trace(M_ATTEMPT, "quell.attempt policy={} attempt={}{} verdict={} duration={} failure={}",
+          policy, attempt, hedge ? " hedge" : "", verdict == null ? "CANCELLED" : verdict, millis(durationNanos),
+          failure == null ? "none" : failure.toString());
+    }
+  }
+
+  @Override
+  public void retrying(String policy, RetryBudget budget, Criticality criticality, int attempt, long delayNanos) {
+    LastAttempt last = LAST.get();
+    boolean known = last.is(policy, attempt);
+    Verdict verdict = last.verdict;
+    Throwable failure = last.failure;
+    last.clear();
+    if (log.isDebugEnabled(M_RETRY)) {
+      log.debug(M_RETRY, "quell.retry policy={} attempt={} delay={} verdict={} failure={}", policy, attempt + 1,
+          millis(delayNanos), known ? verdictName(verdict) : "?", known ? failureText(failure) : "?");
+    }
+  }
+
+  @Override
+  public void callEnded(String policy, RetryBudget budget, Criticality criticality, StopReason reason, int attempts,
+      @Nullable Verdict verdict, long elapsedNanos) {
+    LastAttempt last = LAST.get();
+    boolean known = last.is(policy, attempts);
+    Throwable failure = last.failure;
+    last.clear();
+    switch (reason) {
+      case SUCCEEDED:
+        if (attempts > 1 && log.isDebugEnabled(M_RECOVERED)) {
+          log.debug(M_RECOVERED, "quell.recovered policy={} attempts={} elapsed={}", policy, attempts, millis(elapsedNanos));
+        }
+        break;
+      case PERMANENT:
+      case ATTEMPTS_EXHAUSTED:
+      case DEADLINE_EXCEEDED:
+        if (log.isDebugEnabled(M_GAVE_UP)) {
+          log.debug(M_GAVE_UP, "quell.gave_up policy={} reason={} attempts={} elapsed={} failure={}", policy, reason,
+              attempts, millis(elapsedNanos), known ? failureText(failure) : "?");
+        }
+        break;
+      case CANCELLED:
+        if (log.isDebugEnabled(M_CANCELLED)) {
+          log.debug(M_CANCELLED, "quell.cancelled policy={} attempts={} elapsed={}", policy, attempts, millis(elapsedNanos));
+        }
+        break;
+      case DRAINING:
+        if (log.isInfoEnabled(M_DRAINING)) {
+          long suppressed = gate(policy, reason).admit(time.nanoTime());
+          if (suppressed >= 0) {
+            log.info(M_DRAINING, "quell.draining policy={} attempts={} suppressed={}: the process is shutting down,"
+                + " so no new attempt starts", policy, attempts, suppressed);
+          }
+        }
+        break;
+      default:
+        rejected(policy, budget, reason, attempts, known, failure);
+    }
+  }
+
+  private void rejected(String policy, RetryBudget budget, StopReason reason, int attempts, boolean known,
+      @Nullable Throwable lastFailure) {
+    Marker marker = reason == StopReason.BUDGET_EXHAUSTED ? M_REJECTED_BUDGET
+        : reason == StopReason.DEPENDENCY_UNAVAILABLE ? M_REJECTED_BREAKER : M_REJECTED_LIMITER;
+    if (!log.isWarnEnabled(marker)) {
+      return;
+    }
+    long suppressed = gate(policy, reason).admit(time.nanoTime());
+    if (suppressed < 0) {
+      return;
+    }
+    String failure = known ? failureText(lastFailure) : "?";
+    if (reason == StopReason.BUDGET_EXHAUSTED) {
+      log.warn(marker, "quell.rejected.budget policy={} budget={} utilization={} retryAfter={} attempts={} failure={}"
+          + " suppressed={}: the retry budget refused a retry; the dependency is failing and Quell is holding back"
+          + " a retry storm", policy, budget.name(), String.format(Locale.ROOT, "%.2f", budget.utilization()),
+          budget.retryAfter().map(d -> millis(d.toNanos())).orElse("none"), attempts, failure, suppressed);
+    } else {
+      log.warn(marker, "{} policy={} reason={} attempts={} failure={} suppressed={}", marker.getName(), policy, reason,
+          attempts, failure, suppressed);
+    }
+  }
+
+  private FloodGate gate(String policy, StopReason reason) {
+    FloodGate[] byReason = gates.get(policy);
+    if (byReason == null) {
+      byReason = gates.computeIfAbsent(policy, p -> {
+        FloodGate[] g = new FloodGate[StopReason.values().length];
+        for (int i = 0; i < g.length; i++) {
+          g[i] = new FloodGate(intervalNanos);
+        }
+        return g;
+      });
+    }
+    return byReason[reason.ordinal()];
+  }
+
+  private static String verdictName(@Nullable Verdict verdict) {
+    return verdict == null ? "CANCELLED" : verdict.toString();
+  }
+
+  private static String failureText(@Nullable Throwable failure) {
+    return failure == null ? "none" : failure.toString();
+  }
+
+  private static String millis(long nanos) {
+    if (nanos % 1_000_000 == 0) {
+      return nanos / 1_000_000 + "ms";
+    }
+    return String.format(Locale.ROOT, "%.3fms", nanos / 1e6);
+  }
+
+  @Override
+  public void onEvent(ResilienceEvent event) {
+    RetryBudget budget = event.budget().orElse(RetryBudget.NONE);
+    switch (event.type()) {
+      case ATTEMPT_ENDED:
+        attemptEnded(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge(),
+            event.verdict().orElse(null), event.failure().orElse(null),
+            event.attemptDuration().map(Duration::toNanos).orElse(0L));
+        break;
+      case RETRYING:
+        retrying(event.policy(), budget, event.criticality(), event.attempt(),
+            event.delay().map(Duration::toNanos).orElse(0L));
+        break;
+      default:
+        StopReason reason = event.stopReason().orElse(null);
+        if (event.isTerminal() && reason != null) {
+          callEnded(event.policy(), budget, event.criticality(), reason, event.attempt(),
+              event.verdict().orElse(null), event.elapsed().toNanos());
+        }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "QuellSlf4j.listener[" + log.getName() + ", warnings every " + Duration.ofNanos(intervalNanos) + "]";
+  }
+
+  /** The last failed attempt seen on a thread. Mutable and reused: one per thread. */
+  private static final class LastAttempt {
+    @Nullable String policy;
+    int attempt;
+    @Nullable Verdict verdict;
+    @Nullable Throwable failure;
+
+    void clear() {
+      policy = null;
+      verdict = null;
+      failure = null;
+      attempt = 0;
+    }
+
+    /** True when this is the failed attempt {@code attempt} of {@code policy} (compared by identity: the core passes the policy's own name). */
+    boolean is(String policy, int attempt) {
+      return this.policy == policy && this.attempt == attempt;
+    }
+  }
+}
