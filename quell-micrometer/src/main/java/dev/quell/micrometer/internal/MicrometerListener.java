@@ -25,6 +25,14 @@ import org.jspecify.annotations.Nullable;
  */
 @Internal
 public final class MicrometerListener implements ResilienceListener, CallObserver {
+  /**
+   * The most policy names given meters of their own; past it, new names share the name
+   * {@value #OVERFLOW_POLICY}. A safety net: names come and go with scope keys, and their meters are
+   * retired when their budgets are collected, but a scope over a shared budget leaves no such trace.
+   */
+  static final int MAX_POLICY_NAMES = 2000;
+  static final String OVERFLOW_POLICY = "_other";
+
   private final MeterRegistry registry;
   private final RegistryBinding binding;
   private final ConcurrentHashMap<String, PolicyMeters> byPolicy = new ConcurrentHashMap<>();
@@ -43,10 +51,32 @@ public final class MicrometerListener implements ResilienceListener, CallObserve
     }
     m = byPolicy.get(policy);
     if (m == null) {
+      if (byPolicy.size() >= MAX_POLICY_NAMES) {
+        return byPolicy.computeIfAbsent(OVERFLOW_POLICY, p -> new PolicyMeters(p, registry));
+      }
       m = byPolicy.computeIfAbsent(policy, p -> new PolicyMeters(p, registry));
     }
     last = m;
     return m;
+  }
+
+  /**
+   * Drops the meters of {@code policy}: called when every budget that policy name owned was collected,
+   * which means the policies of that name are gone (a scope key was forgotten, a policy rebuilt under
+   * another name). A policy of that name that shows up again starts new meters from zero, which
+   * Prometheus' rate() reads as a counter reset.
+   */
+  void retire(String policy) {
+    PolicyMeters m = byPolicy.remove(policy);
+    if (m != null) {
+      last = null;
+      m.retire();
+    }
+  }
+
+  /** Number of policy names with meters now. */
+  int policyNames() {
+    return byPolicy.size();
   }
 
   @Override

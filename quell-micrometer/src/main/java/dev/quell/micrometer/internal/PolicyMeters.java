@@ -2,8 +2,11 @@ package dev.quell.micrometer.internal;
 
 import dev.quell.StopReason;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -21,6 +24,9 @@ final class PolicyMeters {
   private final AtomicReferenceArray<Timer> callDurations = new AtomicReferenceArray<>(REASONS.length);
   private final AtomicReferenceArray<Timer> attemptDurations = new AtomicReferenceArray<>(MeterNames.VERDICTS.length);
 
+  /** Every meter made here, so that {@link #retire} can take them out of the registry. */
+  private final List<Meter> made = new CopyOnWriteArrayList<>();
+
   PolicyMeters(String policy, MeterRegistry registry) {
     this.policy = policy;
     this.registry = registry;
@@ -33,6 +39,7 @@ final class PolicyMeters {
           .description("Attempts started, the first included; attempts / calls is the load multiplier")
           .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_KIND, MeterNames.KINDS[kind])
           .register(registry);
+      made.add(c);
       attempts.set(kind, c);
     }
     return c;
@@ -45,6 +52,7 @@ final class PolicyMeters {
       c = Counter.builder(MeterNames.CALLS).description("Calls ended, by stop reason")
           .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
           .register(registry);
+      made.add(c);
       calls.set(i, c);
     }
     return c;
@@ -58,6 +66,7 @@ final class PolicyMeters {
           .description("Calls Quell ended by refusing work: budget, breaker, limiter or draining")
           .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
           .register(registry);
+      made.add(c);
       rejections.set(i, c);
     }
     return c;
@@ -71,6 +80,7 @@ final class PolicyMeters {
           .description("Time from the start of a call to its end, backoff and pauses included")
           .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
           .register(registry);
+      made.add(t);
       callDurations.set(i, t);
     }
     return t;
@@ -82,8 +92,17 @@ final class PolicyMeters {
       t = Timer.builder(MeterNames.ATTEMPT_DURATION).description("Time one attempt ran, by the verdict on it")
           .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_VERDICT, MeterNames.VERDICTS[verdict])
           .register(registry);
+      made.add(t);
       attemptDurations.set(verdict, t);
     }
     return t;
+  }
+
+  /** Takes this policy name's meters out of the registry. */
+  void retire() {
+    for (Meter m : made) {
+      registry.remove(m);
+    }
+    made.clear();
   }
 }

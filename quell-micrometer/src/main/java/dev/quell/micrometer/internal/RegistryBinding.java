@@ -171,6 +171,11 @@ public final class RegistryBinding {
         registry.remove(id);
       }
       gauges.remove(group.key);
+      String owner = group.key.get(1);
+      MicrometerListener l = listener == null ? null : listener.get();
+      if (!owner.isEmpty() && l != null) {
+        l.retire(owner); // the policies of that name are gone: so are their call meters
+      }
     }
     rebuild();
   }

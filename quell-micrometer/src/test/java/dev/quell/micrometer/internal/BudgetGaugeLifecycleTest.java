@@ -2,7 +2,11 @@ package dev.quell.micrometer.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quell.Criticality;
+import dev.quell.PolicyScope;
 import dev.quell.Resilience;
+import dev.quell.StopReason;
+import dev.quell.Verdict;
 import dev.quell.RetryBudget;
 import dev.quell.micrometer.QuellMicrometer;
 import dev.quell.test.VirtualTime;
@@ -140,5 +144,45 @@ class BudgetGaugeLifecycleTest {
       return budgetGauges() == 0;
     })).isTrue();
     assertThat(listener).isNotNull();
+  }
+
+  @Test
+  void aScopeKeyedByAnUnboundedValueKeepsTheRegistryBounded() {
+    // each key gets a policy "users:<key>" with its own budget; the scope forgets the least recently used
+    PolicyScope<Integer> byUser = PolicyScope.of(Resilience.DEFAULT.withName("users").withTimeSource(time)
+        .withListener(QuellMicrometer.listener(registry)), 10);
+    MicrometerListener listener = RegistryBinding.listener(registry);
+    int peakMeters = 0;
+    for (int user = 0; user < 500; user++) {
+      byUser.run(user, () -> "ok");
+      if (user % 100 == 99) {
+        peakMeters = Math.max(peakMeters, registry.getMeters().size());
+        assertThat(gcUntil(() -> {
+          binding.expunge(registry);
+          return binding.watchedBudgets() <= 10;
+        })).as("the budgets of forgotten keys were collected").isTrue();
+        // calls, attempts and durations of at most the 10 keys held, plus their budget gauges
+        assertThat(listener.policyNames()).isLessThanOrEqualTo(10);
+        assertThat(budgetGauges()).isLessThanOrEqualTo(2 * 10);
+      }
+    }
+    assertThat(registry.find(MeterNames.CALLS).tag(MeterNames.TAG_POLICY, "users:499").counter().count()).isEqualTo(1);
+    assertThat(registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, "users:499")
+        .tag(MeterNames.TAG_POLICY, "users:499").gauge()).isNotNull();
+    assertThat(registry.getMeters().size()).isLessThanOrEqualTo(10 * 5 + 2 * 10);
+  }
+
+  @Test
+  void policyNamesPastTheBoundShareTheOverflowName() {
+    MicrometerListener listener = RegistryBinding.listener(registry);
+    for (int i = 0; i < MicrometerListener.MAX_POLICY_NAMES + 100; i++) {
+      String name = "p" + i;
+      listener.attemptStarted(name, RetryBudget.NONE, Criticality.CRITICAL, 1, false);
+      listener.attemptEnded(name, RetryBudget.NONE, Criticality.CRITICAL, 1, false, Verdict.OK, null, 1);
+      listener.callEnded(name, RetryBudget.NONE, Criticality.CRITICAL, StopReason.SUCCEEDED, 1, Verdict.OK, 1);
+    }
+    assertThat(listener.policyNames()).isEqualTo(MicrometerListener.MAX_POLICY_NAMES + 1);
+    assertThat(registry.find(MeterNames.CALLS).tag(MeterNames.TAG_POLICY, MicrometerListener.OVERFLOW_POLICY)
+        .counter().count()).isEqualTo(100);
   }
 }
