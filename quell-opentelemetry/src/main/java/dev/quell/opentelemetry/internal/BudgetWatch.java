@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +34,13 @@ public final class BudgetWatch {
   /** The groups, for the gauge callbacks; copy-on-write. */
   private volatile Group[] snapshot = new Group[0];
   private int watchedCount;
+  /** Told the policy name whose own budgets were all collected. */
+  private volatile @Nullable Consumer<String> ownerGone;
+
+  /** Sets who is told when every budget a policy name owned was collected. */
+  void onOwnerGone(Consumer<String> consumer) {
+    ownerGone = consumer;
+  }
 
   /** True when {@code budget} is reported already. Lock-free and allocation-free: it runs on every call. */
   public boolean isWatched(RetryBudget budget) {
@@ -123,6 +131,11 @@ public final class BudgetWatch {
     if (group.isEmpty()) {
       groups.remove(group.key);
       snapshot = groups.values().toArray(new Group[0]);
+      String owner = group.key.get(1);
+      Consumer<String> c = ownerGone;
+      if (!owner.isEmpty() && c != null) {
+        c.accept(owner);
+      }
     }
     rebuild();
   }

@@ -92,7 +92,14 @@ public final class OtelBinding {
       OtelListener existing = binding.listener == null ? null : binding.listener.get();
       if (existing == null) {
         existing = new OtelListener(binding);
-        binding.listener = new WeakReference<>(existing);
+        WeakReference<OtelListener> ref = new WeakReference<>(existing);
+        binding.listener = ref;
+        binding.budgets.onOwnerGone(policy -> {
+          OtelListener l = ref.get();
+          if (l != null) {
+            l.retire(policy);
+          }
+        });
       }
       return existing;
     }

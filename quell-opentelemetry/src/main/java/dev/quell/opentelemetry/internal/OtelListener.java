@@ -22,6 +22,14 @@ import org.jspecify.annotations.Nullable;
  */
 @Internal
 public final class OtelListener implements ResilienceListener, CallObserver {
+  /**
+   * The most policy names given attributes of their own (the SDK's default cardinality limit per
+   * instrument); past it, new names share {@value #OVERFLOW_POLICY}. Names of scope keys are retired
+   * when their budgets are collected; this is the safety net for scopes over a shared budget.
+   */
+  static final int MAX_POLICY_NAMES = 2000;
+  static final String OVERFLOW_POLICY = "_other";
+
   private static final double NANOS_PER_SECOND = 1e9;
 
   private final OtelBinding binding;
@@ -40,10 +48,25 @@ public final class OtelListener implements ResilienceListener, CallObserver {
     }
     a = byPolicy.get(policy);
     if (a == null) {
+      if (byPolicy.size() >= MAX_POLICY_NAMES) {
+        return byPolicy.computeIfAbsent(OVERFLOW_POLICY, PolicyAttributes::new);
+      }
       a = byPolicy.computeIfAbsent(policy, PolicyAttributes::new);
     }
     last = a;
     return a;
+  }
+
+  /** Forgets the attributes of a policy name whose policies are gone (their budgets were collected). */
+  void retire(String policy) {
+    if (byPolicy.remove(policy) != null) {
+      last = null;
+    }
+  }
+
+  /** Number of policy names with attributes now. */
+  public int policyNames() {
+    return byPolicy.size();
   }
 
   @Override

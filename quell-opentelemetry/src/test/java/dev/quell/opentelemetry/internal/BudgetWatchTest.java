@@ -2,6 +2,7 @@ package dev.quell.opentelemetry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quell.PolicyScope;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import dev.quell.opentelemetry.QuellOpenTelemetry;
@@ -96,5 +97,23 @@ class BudgetWatchTest {
     policy = null;
     assertThat(gcUntil(() -> policyRef.get() == null && budgetRef.get() == null)).isTrue();
     assertThat(gcUntil(() -> reportedBudgets() == 0)).isTrue();
+  }
+
+  @Test
+  void aScopeKeyedByAnUnboundedValueKeepsTheReportedBudgetsBounded() {
+    OtelListener listener = OtelBinding.listener(otel);
+    PolicyScope<Integer> byUser = PolicyScope.of(Resilience.DEFAULT.withName("users").withTimeSource(time)
+        .withListener(listener), 10);
+    for (int user = 0; user < 300; user++) {
+      byUser.run(user, () -> "ok");
+      if (user % 100 == 99) {
+        assertThat(gcUntil(() -> {
+          watch.expunge();
+          return watch.watchedBudgets() <= 10;
+        })).isTrue();
+        assertThat(reportedBudgets()).isLessThanOrEqualTo(10);
+        assertThat(listener.policyNames()).isLessThanOrEqualTo(10);
+      }
+    }
   }
 }
