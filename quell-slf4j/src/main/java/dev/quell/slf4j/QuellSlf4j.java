@@ -18,8 +18,7 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Lines go to the logger {@value LoggingListener#LOGGER_NAME}. Each starts with a stable event
- * name, which is also the line's SLF4J marker (for routing and filtering), followed by
- * {@code key=value} fields:
+ * name, followed by {@code key=value} fields:
  * <ul>
  *   <li>{@code quell.attempt} (TRACE): an attempt ended, with its verdict, duration and failure;
  *   <li>{@code quell.retry} (DEBUG): a retry was funded, with the delay and what failed;

@@ -14,12 +14,11 @@ import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
-import org.slf4j.Marker;
-import org.slf4j.MarkerFactory;
 
 /**
- * The listener behind {@code QuellSlf4j.listener}. Every line starts with its event name, which is
- * also the line's SLF4J marker, and continues in {@code key=value} form. Nothing is formatted unless
+ * The listener behind {@code QuellSlf4j.listener}. Every line starts with its event name and
+ * continues in {@code key=value} form. (No SLF4J markers: backends that print them would show the
+ * name twice, and the first word of the message filters as well.) Nothing is formatted unless
  * the level is enabled; refusal warnings pass a per-(policy, reason) flood gate.
  *
  * <p>The last failed attempt is remembered per thread between its {@code attemptEnded} and the
@@ -41,15 +40,6 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
   public static final String REJECTED_LIMITER = "quell.rejected.limiter";
   public static final String DRAINING = "quell.draining";
 
-  private static final Marker M_ATTEMPT = MarkerFactory.getMarker(ATTEMPT);
-  private static final Marker M_RETRY = MarkerFactory.getMarker(RETRY);
-  private static final Marker M_RECOVERED = MarkerFactory.getMarker(RECOVERED);
-  private static final Marker M_GAVE_UP = MarkerFactory.getMarker(GAVE_UP);
-  private static final Marker M_CANCELLED = MarkerFactory.getMarker(CANCELLED);
-  private static final Marker M_REJECTED_BUDGET = MarkerFactory.getMarker(REJECTED_BUDGET);
-  private static final Marker M_REJECTED_BREAKER = MarkerFactory.getMarker(REJECTED_BREAKER);
-  private static final Marker M_REJECTED_LIMITER = MarkerFactory.getMarker(REJECTED_LIMITER);
-  private static final Marker M_DRAINING = MarkerFactory.getMarker(DRAINING);
 
   private static final ThreadLocal<LastAttempt> LAST = ThreadLocal.withInitial(LastAttempt::new);
 
@@ -83,8 +73,8 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
       last.verdict = verdict;
       last.failure = failure;
     }
-    if (log.isTraceEnabled(M_ATTEMPT)) {
-      log.trace(M_ATTEMPT, "quell.attempt policy={} attempt={}{} verdict={} duration={} failure={}",
+    if (log.isTraceEnabled()) {
+      log.trace("quell.attempt policy={} attempt={}{} verdict={} duration={} failure={}",
           policy, attempt, hedge ? " hedge" : "", verdict == null ? "CANCELLED" : verdict, millis(durationNanos),
           failure == null ? "none" : failure.toString());
     }
@@ -97,8 +87,8 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
     Verdict verdict = last.verdict;
     Throwable failure = last.failure;
     last.clear();
-    if (log.isDebugEnabled(M_RETRY)) {
-      log.debug(M_RETRY, "quell.retry policy={} attempt={} delay={} verdict={} failure={}", policy, attempt + 1,
+    if (log.isDebugEnabled()) {
+      log.debug("quell.retry policy={} attempt={} delay={} verdict={} failure={}", policy, attempt + 1,
           millis(delayNanos), known ? verdictName(verdict) : "?", known ? failureText(failure) : "?");
     }
   }
@@ -112,28 +102,28 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
     last.clear();
     switch (reason) {
       case SUCCEEDED:
-        if (attempts > 1 && log.isDebugEnabled(M_RECOVERED)) {
-          log.debug(M_RECOVERED, "quell.recovered policy={} attempts={} elapsed={}", policy, attempts, millis(elapsedNanos));
+        if (attempts > 1 && log.isDebugEnabled()) {
+          log.debug("quell.recovered policy={} attempts={} elapsed={}", policy, attempts, millis(elapsedNanos));
         }
         break;
       case PERMANENT:
       case ATTEMPTS_EXHAUSTED:
       case DEADLINE_EXCEEDED:
-        if (log.isDebugEnabled(M_GAVE_UP)) {
-          log.debug(M_GAVE_UP, "quell.gave_up policy={} reason={} attempts={} elapsed={} failure={}", policy, reason,
+        if (log.isDebugEnabled()) {
+          log.debug("quell.gave_up policy={} reason={} attempts={} elapsed={} failure={}", policy, reason,
               attempts, millis(elapsedNanos), known ? failureText(failure) : "?");
         }
         break;
       case CANCELLED:
-        if (log.isDebugEnabled(M_CANCELLED)) {
-          log.debug(M_CANCELLED, "quell.cancelled policy={} attempts={} elapsed={}", policy, attempts, millis(elapsedNanos));
+        if (log.isDebugEnabled()) {
+          log.debug("quell.cancelled policy={} attempts={} elapsed={}", policy, attempts, millis(elapsedNanos));
         }
         break;
       case DRAINING:
-        if (log.isInfoEnabled(M_DRAINING)) {
+        if (log.isInfoEnabled()) {
           long suppressed = gate(policy, reason).admit(time.nanoTime());
           if (suppressed >= 0) {
-            log.info(M_DRAINING, "quell.draining policy={} attempts={} suppressed={}: the process is shutting down,"
+            log.info("quell.draining policy={} attempts={} suppressed={}: the process is shutting down,"
                 + " so no new attempt starts", policy, attempts, suppressed);
           }
         }
@@ -145,9 +135,7 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
 
   private void rejected(String policy, RetryBudget budget, StopReason reason, int attempts, boolean known,
       @Nullable Throwable lastFailure) {
-    Marker marker = reason == StopReason.BUDGET_EXHAUSTED ? M_REJECTED_BUDGET
-        : reason == StopReason.DEPENDENCY_UNAVAILABLE ? M_REJECTED_BREAKER : M_REJECTED_LIMITER;
-    if (!log.isWarnEnabled(marker)) {
+    if (!log.isWarnEnabled()) {
       return;
     }
     long suppressed = gate(policy, reason).admit(time.nanoTime());
@@ -156,12 +144,13 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
     }
     String failure = known ? failureText(lastFailure) : "?";
     if (reason == StopReason.BUDGET_EXHAUSTED) {
-      log.warn(marker, "quell.rejected.budget policy={} budget={} utilization={} retryAfter={} attempts={} failure={}"
+      log.warn("quell.rejected.budget policy={} budget={} utilization={} retryAfter={} attempts={} failure={}"
           + " suppressed={}: the retry budget refused a retry; the dependency is failing and Quell is holding back"
           + " a retry storm", policy, budget.name(), String.format(Locale.ROOT, "%.2f", budget.utilization()),
           budget.retryAfter().map(d -> millis(d.toNanos())).orElse("none"), attempts, failure, suppressed);
     } else {
-      log.warn(marker, "{} policy={} reason={} attempts={} failure={} suppressed={}", marker.getName(), policy, reason,
+      String event = reason == StopReason.DEPENDENCY_UNAVAILABLE ? REJECTED_BREAKER : REJECTED_LIMITER;
+      log.warn("{} policy={} reason={} attempts={} failure={} suppressed={}", event, policy, reason,
           attempts, failure, suppressed);
     }
   }
