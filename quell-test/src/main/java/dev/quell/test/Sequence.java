@@ -47,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the type of value the scripted work returns
  */
-public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
+public final class Sequence<T extends @Nullable Object> implements Callable<T>, Resilience.AsyncWork<T> {
 
   private final @Nullable TimeSource time;
   private final long createdAt;
@@ -65,25 +65,25 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
    * An empty script whose delayed steps wait on {@code time} (normally a {@link VirtualTime}, the
    * same one the policy under test uses).
    */
-  public static <T> Sequence<T> script(TimeSource time) {
+  public static <T extends @Nullable Object> Sequence<T> script(TimeSource time) {
     return new Sequence<>(Objects.requireNonNull(time, "time"));
   }
 
   /** An empty script without a clock: it can return and throw, but not delay. */
-  public static <T> Sequence<T> script() {
+  public static <T extends @Nullable Object> Sequence<T> script() {
     return new Sequence<>(null);
   }
 
   // ---------------------------------------------------------------- script
 
-  /** Adds a step that returns {@code value} (which may be null). */
-  public Sequence<T> thenReturn(@Nullable T value) {
+  /** Adds a step that returns {@code value} (null too, for a {@code Sequence<@Nullable V>}). */
+  public Sequence<T> thenReturn(T value) {
     return add(new Step<>(0, value, null, null));
   }
 
   /** Adds one step per value, each returning it. */
   @SafeVarargs
-  public final Sequence<T> thenReturn(@Nullable T first, @Nullable T... more) {
+  public final Sequence<T> thenReturn(T first, T... more) {
     thenReturn(first);
     for (T value : more) {
       thenReturn(value);
@@ -107,7 +107,7 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
   }
 
   /** Adds a step that returns {@code value} after {@code delay} on the sequence's clock. */
-  public Sequence<T> thenReturnAfter(Duration delay, @Nullable T value) {
+  public Sequence<T> thenReturnAfter(Duration delay, T value) {
     return add(new Step<>(delayNanos(delay), value, null, null));
   }
 
@@ -168,7 +168,7 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
    * @throws AssertionError when the script has no step left
    */
   @Override
-  public @Nullable T call() throws Exception {
+  public T call() throws Exception {
     Step<T> step = next();
     if (step.delayNanos > 0) {
       requireTime().sleep(step.delayNanos);
@@ -177,7 +177,7 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
     if (failure != null) {
       throw Sequence.<Exception>sneaky(failure);
     }
-    return step.value;
+    return step.value();
   }
 
   /**
@@ -204,7 +204,7 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
     }
     if (step.delayNanos == 0) {
       Throwable failure = step.failure();
-      return failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(step.value);
+      return failure != null ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(step.value());
     }
     CompletableFuture<T> future = new CompletableFuture<>();
     TimeSource.Scheduled timer = requireTime().schedule(() -> {
@@ -212,7 +212,7 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
       if (failure != null) {
         future.completeExceptionally(failure);
       } else {
-        future.complete(step.value);
+        future.complete(step.value());
       }
     }, step.delayNanos);
     future.whenComplete((v, t) -> {
@@ -312,7 +312,7 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
   }
 
   /** One scripted step. Immutable, so a repeated step is the same object. */
-  private static final class Step<T> {
+  private static final class Step<T extends @Nullable Object> {
     final long delayNanos;
     final @Nullable T value;
     final @Nullable Throwable fixedFailure;
@@ -324,6 +324,12 @@ public final class Sequence<T> implements Callable<T>, Resilience.AsyncWork<T> {
       this.value = value;
       this.fixedFailure = fixedFailure;
       this.failureFactory = failureFactory;
+    }
+
+    /** The value of a returning step (a failing step's is never read). */
+    @SuppressWarnings("NullAway") // value is null only on failing steps, whose value is never returned
+    T value() {
+      return value;
     }
 
     @Nullable Throwable failure() {

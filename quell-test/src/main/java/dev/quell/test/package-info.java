@@ -1,6 +1,19 @@
 /**
- * The Quell test kit: a virtual clock and helpers for testing code that uses Quell without real
- * waiting. Add {@code dev.quell:quell-test} in test scope.
+ * The Quell test kit: test code that uses Quell without real waiting. Add
+ * {@code dev.quell:quell-test} in test scope.
+ *
+ * <ul>
+ *   <li>{@link dev.quell.test.VirtualTime}: a {@code TimeSource} whose clock moves only when a sleep
+ *       or the test moves it.
+ *   <li>{@link dev.quell.test.Sequence}: a scripted dependency that returns, throws and delays on
+ *       the virtual clock, and fails loudly when run past its script.
+ *   <li>{@link dev.quell.test.EventRecorder}: a thread-safe listener that keeps every event.
+ *   <li>{@link dev.quell.test.TestPolicy}: a policy on a fresh virtual clock, with a recorder.
+ *   <li>{@link dev.quell.test.Chaos}: seeded fault and latency injection around the work, off by
+ *       default.
+ * </ul>
+ *
+ * <p>docs/testing.md walks through them with examples.
  */
 @NullMarked
 package dev.quell.test;

@@ -200,6 +200,25 @@ class ChaosTest {
   }
 
   @Test
+  void wrappedSuppliersServeExecuteAsync() {
+    TestPolicy test = TestPolicy.instant(Resilience.DEFAULT.withBackoff(Backoff.NONE));
+    Chaos chaos = Chaos.seeded(2).failing(1.0, CHAOS);
+    AtomicInteger reached = new AtomicInteger();
+
+    CompletableFuture<String> result = test.policy().executeAsync(chaos.wrapAsync(() -> {
+      reached.incrementAndGet();
+      return CompletableFuture.completedFuture("real");
+    }));
+    test.time().runUntilIdle(Duration.ofMinutes(1));
+
+    assertThat(result).isCompletedExceptionally();
+    assertThatThrownBy(result::join).hasRootCauseMessage("chaos");
+    assertThat(reached).hasValue(0);
+    assertThat(chaos.injectedFaults()).isEqualTo(3);
+    assertThat(test.events().terminal().type()).isEqualTo(Type.EXHAUSTED);
+  }
+
+  @Test
   void concurrentCallersMeetTheSameSetOfFates() throws Exception {
     int threads = 8;
     int perThread = 500;
