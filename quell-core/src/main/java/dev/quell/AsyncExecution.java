@@ -80,6 +80,11 @@ final class AsyncExecution<T> {
       finish();
       return;
     }
+    // arm the timeout before the work starts, as the sync driver does, so that an answer arriving
+    // exactly at the timeout is judged the same way by both drivers
+    if (timeout != Long.MAX_VALUE) {
+      timer = time.schedule(() -> timedOut(number), timeout);
+    }
     CompletableFuture<T> stage;
     ResilienceContext attemptContext = timeout == Long.MAX_VALUE ? outerContext
         : outerContext.withDeadlineAt(Call.saturatedAdd(now, timeout), time);
@@ -92,11 +97,17 @@ final class AsyncExecution<T> {
     } catch (Throwable t) {
       stage = CompletableFuture.failedFuture(t);
     }
-    inFlight = stage;
-    if (timeout != Long.MAX_VALUE) {
-      timer = time.schedule(() -> timedOut(number), timeout);
+    if (ticket.get() != number) {
+      stage.cancel(true); // timed out or cancelled while it was starting
+      return;
     }
-    stage.whenComplete((value, failure) -> completed(number, value, failure));
+    inFlight = stage;
+    if (ticket.get() != number) {
+      stage.cancel(true); // settled between the check and the hand-over
+      return;
+    }
+    final CompletableFuture<T> started = stage;
+    started.whenComplete((value, failure) -> completed(number, value, failure));
   }
 
   private void completed(int number, @Nullable T value, @Nullable Throwable failure) {
@@ -123,7 +134,8 @@ final class AsyncExecution<T> {
 
   private void cancelledByCaller() {
     int number = ticket.get();
-    if (number != SETTLED && ticket.compareAndSet(number, SETTLED)) {
+    boolean inAttempt = number != SETTLED && ticket.compareAndSet(number, SETTLED);
+    if (inAttempt) {
       CompletableFuture<T> abandoned = inFlight;
       if (abandoned != null) {
         abandoned.cancel(true);
@@ -135,7 +147,12 @@ final class AsyncExecution<T> {
     }
     synchronized (this) {
       if (call.stopReason == null) {
-        call.cancelled(time.nanoTime());
+        if (inAttempt) {
+          // the attempt in flight ends as cancelled, with the same events as in the sync driver
+          call.afterAttempt(null, new CancellationException("call cancelled by the caller"), false, true, time.nanoTime());
+        } else {
+          call.cancelled(time.nanoTime());
+        }
       }
     }
     finish();

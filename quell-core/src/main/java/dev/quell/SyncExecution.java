@@ -36,6 +36,9 @@ final class SyncExecution {
     ResilienceContext outer = ambient.top() == null ? null : ambient.context();
     Call call = start(policy, ambient, outer);
     drive(call, callable, work, Call.RETRY, true, ambient, outer);
+    if (call.stopReason == StopReason.CANCELLED) {
+      Thread.currentThread().interrupt(); // interrupts stop the call and keep the flag, in both styles
+    }
     return call.toOutcome(call.time.nanoTime());
   }
 

@@ -5,16 +5,18 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The token bucket behind {@link RetryBudget#of} and {@link RetryBudget#shared}.
  *
  * <p>Balance is kept in micro-tokens in one {@link AtomicLong}; every change to it is a CAS that
  * clamps to {@code [0, capacity]}, so a check and its charge are one step. Deposits sit on every
- * call's success path, so they only bump a striped counter and read no clock; the counter is folded
- * into the balance whenever a decision needs the balance. The floor is credited lazily: whoever
- * advances {@code refilledAt} by CAS credits exactly that interval, so no interval is counted twice.
+ * call's success path and read no clock: when the bucket is full — the healthy case — a deposit is
+ * a single volatile read that changes nothing, otherwise one CAS. (An earlier version counted
+ * deposits in a striped counter folded in later; Lincheck showed that folding late lets a deposit
+ * land after a spend that began after it, escaping the cap, so it was not linearizable.) The floor
+ * is credited lazily: whoever advances {@code refilledAt} by CAS credits exactly that interval, so
+ * no interval is counted twice.
  */
 final class TokenBucket extends RetryBudget {
   static final long MICROS = 1_000_000L;
@@ -29,7 +31,6 @@ final class TokenBucket extends RetryBudget {
 
   private final AtomicLong balance;
   private final AtomicLong refilledAt;
-  private final LongAdder pendingDeposits = new LongAdder();
   final AtomicBoolean warnedAboutParameters = new AtomicBoolean();
 
   TokenBucket(String name, double fraction, double minimumPerSecond, TimeSource time) {
@@ -86,7 +87,9 @@ final class TokenBucket extends RetryBudget {
 
   @Override
   public void deposit() {
-    pendingDeposits.increment();
+    if (balance.get() < capacityMicros) { // full is the common case: nothing to write, no contention
+      add(depositMicros);
+    }
   }
 
   @Override
@@ -124,12 +127,8 @@ final class TokenBucket extends RetryBudget {
     return (double) capacityMicros / MICROS;
   }
 
-  /** Folds pending deposits and the floor's refill since the last catch-up into the balance. */
+  /** Credits the floor's refill since the last catch-up. */
   private void catchUp() {
-    long deposits = pendingDeposits.sumThenReset();
-    if (deposits > 0) {
-      add(deposits > capacityMicros / depositMicros + 1 ? capacityMicros : deposits * depositMicros);
-    }
     if (microsPerNano > 0) {
       long now = time.nanoTime();
       long last = refilledAt.get();
