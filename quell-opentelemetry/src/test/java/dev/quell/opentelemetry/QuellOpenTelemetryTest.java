@@ -34,6 +34,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+@SuppressWarnings("try") // OpenTelemetry's idiom: a scope is opened only to be closed
 class QuellOpenTelemetryTest {
   private final VirtualTime time = VirtualTime.create();
   private final InMemoryMetricReader reader = InMemoryMetricReader.create();

@@ -45,4 +45,12 @@ class QuellSlf4jTest {
     assertThat(Resilience.DEFAULT.withListener(QuellSlf4j.listener()))
         .isEqualTo(Resilience.DEFAULT.withListener(QuellSlf4j.listener()));
   }
+
+  @Test
+  void theDocsWiring() throws Exception {
+    Resilience inventory = Resilience.DEFAULT
+        .withName("inventory")
+        .withListener(QuellSlf4j.listener());
+    assertThat(inventory.execute(() -> "42 in stock")).isEqualTo("42 in stock");
+  }
 }
