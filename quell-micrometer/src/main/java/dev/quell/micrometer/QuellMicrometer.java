@@ -38,9 +38,11 @@ import java.util.Objects;
  *
  * <p>Recording adds no allocation per call beyond what the registry's meters make themselves.
  * Budgets are held weakly: a policy or budget that becomes garbage is collected, and its gauges are
- * removed from the registry soon after (on a later call's end or the next registration), so budgets
- * that come and go cannot grow the registry without bound. Meters are kept per policy name, so keep
- * policy names to a fixed set (they are configuration, not data). Thread-safe.
+ * removed from the registry soon after (on a later call's end or the next registration); once every
+ * budget a policy name owned is gone, that name's call and attempt meters are removed too. So the
+ * keys of a {@link dev.quell.PolicyScope} (each a policy named {@code template:key}) cannot grow the
+ * registry without bound. As a safety net, at most 2000 policy names get meters of their own; later
+ * names share {@code quell.policy="_other"}. Thread-safe.
  */
 public final class QuellMicrometer {
   private QuellMicrometer() {}

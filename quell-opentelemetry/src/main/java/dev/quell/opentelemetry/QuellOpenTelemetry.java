@@ -25,7 +25,9 @@ import java.util.Objects;
  * ({@code quell.policy}, {@code quell.verdict}) in seconds; asynchronous gauges
  * {@code quell.budget.utilization} (0..1) and {@code quell.budget.tokens} ({@code quell.budget},
  * {@code quell.policy}) for every budget a call has reported or {@link #bindBudget} was given. Budgets
- * are held weakly; a collected budget stops being reported.
+ * are held weakly; a collected budget stops being reported at the next collection. At most 2000 policy
+ * names get attributes of their own (later names share {@code quell.policy="_other"}); the SDK's own
+ * cardinality limit bounds the series of scope keys it has seen.
  *
  * <p><b>Traces: events on the current span, not a span per call.</b> Each attempt's end
  * ({@code quell.attempt}), each retry ({@code quell.retry}), a refusal ({@code quell.rejected}) and the
