@@ -180,7 +180,9 @@ final class Call {
           // an observer must never break a call
         }
       }
-      emit(ResilienceEvent.Type.RETRYING, now, Duration.ofNanos(delay), verdict, failure, null);
+      if (!listeners.isEmpty()) {
+        emit(ResilienceEvent.Type.RETRYING, now, Duration.ofNanos(delay), verdict, failure, null);
+      }
     }
     return RETRY;
   }
