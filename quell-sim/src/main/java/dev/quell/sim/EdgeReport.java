@@ -1,0 +1,249 @@
+package dev.quell.sim;
+
+import dev.quell.Criticality;
+import dev.quell.RetryBudget;
+import dev.quell.StopReason;
+import dev.quell.sim.internal.Json;
+import dev.quell.sim.internal.Text;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What happened on one edge of a run: the calls one caller made to one target under one policy. A
+ * simulation against a single dependency has one edge, from the load to the dependency; a topology
+ * has one more for each downstream call of each service. Immutable.
+ */
+public final class EdgeReport {
+  private final String from;
+  private final String to;
+  private final String policy;
+  private final String budget;
+  private final long calls;
+  private final long attempts;
+  private final long firstAttempts;
+  private final long retries;
+  private final long retriesRefused;
+  private final long succeeded;
+  private final long unfinished;
+  private final Map<StopReason, Long> stopReasons;
+  private final Map<Criticality, Double> availabilityBy;
+  private final Quantiles latency;
+  private final List<Second> series;
+  private final double worstSecond;
+  private final int worstSecondAt;
+
+  EdgeReport(Edge e, Quantiles latency) {
+    this.from = e.from;
+    this.to = e.to.name;
+    this.policy = e.policy.toString();
+    RetryBudget b = e.policy.activeBudget();
+    this.budget = b.isUnbounded() ? "none" : b.name() + " (capacity " + Text.number(b.capacity())
+        + ")";
+    this.calls = e.calls;
+    this.attempts = e.attempts;
+    this.firstAttempts = e.firstAttempts;
+    this.retries = e.retries;
+    this.retriesRefused = e.refused;
+    this.succeeded = e.succeeded;
+    this.unfinished = e.calls - e.ended;
+    EnumMap<StopReason, Long> stops = new EnumMap<>(StopReason.class);
+    for (StopReason r : StopReason.values()) {
+      if (e.stops[r.ordinal()] > 0) {
+        stops.put(r, e.stops[r.ordinal()]);
+      }
+    }
+    this.stopReasons = Collections.unmodifiableMap(stops);
+    EnumMap<Criticality, Double> byLevel = new EnumMap<>(Criticality.class);
+    if (e.engine.labelled) {
+      for (Criticality c : Criticality.values()) {
+        long n = e.callsPerLevel[c.ordinal()];
+        if (n > 0) {
+          byLevel.put(c, (double) e.succeededPerLevel[c.ordinal()] / n);
+        }
+      }
+    }
+    this.availabilityBy = Collections.unmodifiableMap(byLevel);
+    this.latency = latency;
+
+    List<Second> seconds = new ArrayList<>(e.offeredPerSecond.length);
+    double worst = Double.NaN;
+    int worstAt = -1;
+    for (int s = 0; s < e.offeredPerSecond.length; s++) {
+      EnumMap<StopReason, Long> failures = new EnumMap<>(StopReason.class);
+      for (StopReason r : StopReason.values()) {
+        if (r != StopReason.SUCCEEDED) {
+          failures.put(r, e.failedPerSecond[r.ordinal()][s]);
+        }
+      }
+      Second second = new Second(s, e.offeredPerSecond[s], e.firstPerSecond[s], e.retriesPerSecond[s],
+          e.refusedPerSecond[s], e.succeededPerSecond[s], Collections.unmodifiableMap(failures), e.tokensPerSecond[s],
+          e.to.occupancy.mean(s), e.to.queue.mean(s));
+      seconds.add(second);
+      double ratio = second.attemptRatio();
+      if (!Double.isNaN(ratio) && (Double.isNaN(worst) || ratio > worst)) {
+        worst = ratio;
+        worstAt = s;
+      }
+    }
+    this.series = Collections.unmodifiableList(seconds);
+    this.worstSecond = worst;
+    this.worstSecondAt = worstAt;
+  }
+
+  /** The caller: "load" for the simulated callers, else the calling service's name. */
+  public String from() {
+    return from;
+  }
+
+  /** The target's name. */
+  public String to() {
+    return to;
+  }
+
+  /** The policy on this edge, as {@code Resilience.toString()} describes it. */
+  public String policy() {
+    return policy;
+  }
+
+  /** The budget this edge's policy spent from: "none", or its name and capacity. */
+  public String budget() {
+    return budget;
+  }
+
+  /** Calls made. */
+  public long calls() {
+    return calls;
+  }
+
+  /** Attempts that reached the target: first attempts and retries. */
+  public long attempts() {
+    return attempts;
+  }
+
+  /** First attempts. */
+  public long firstAttempts() {
+    return firstAttempts;
+  }
+
+  /** Retries (every attempt after a call's first). */
+  public long retries() {
+    return retries;
+  }
+
+  /** Retries the budget refused; each ended its call with {@code BUDGET_EXHAUSTED}. */
+  public long retriesRefused() {
+    return retriesRefused;
+  }
+
+  /** Calls that succeeded. */
+  public long succeeded() {
+    return succeeded;
+  }
+
+  /** Calls still running a minute after the end of the load, when the simulation stopped following them. */
+  public long unfinished() {
+    return unfinished;
+  }
+
+  /** Attempts ÷ calls: how many times the calls' own load reached the target. NaN without calls. */
+  public double loadMultiplier() {
+    return calls == 0 ? Double.NaN : (double) attempts / calls;
+  }
+
+  /** Succeeded ÷ calls. NaN without calls. */
+  public double availability() {
+    return calls == 0 ? Double.NaN : (double) succeeded / calls;
+  }
+
+  /** The highest per-second ratio of attempts sent to calls offered; NaN without calls. */
+  public double worstSecond() {
+    return worstSecond;
+  }
+
+  /** Which second {@link #worstSecond()} was, counted from the start of the run; -1 without calls. */
+  public int worstSecondAt() {
+    return worstSecondAt;
+  }
+
+  /** How the calls ended, for each stop reason that occurred, in the enum's order. */
+  public Map<StopReason, Long> stopReasons() {
+    return stopReasons;
+  }
+
+  /** Calls that ended with {@code reason}. */
+  public long stopped(StopReason reason) {
+    return stopReasons.getOrDefault(reason, 0L);
+  }
+
+  /** Availability by criticality, when the load has a criticality mix; empty otherwise. */
+  public Map<Criticality, Double> availabilityBy() {
+    return availabilityBy;
+  }
+
+  /** Quantiles of call latency. */
+  public Quantiles latency() {
+    return latency;
+  }
+
+  /** One entry per second of the run; occupancy and queue are the target's. */
+  public List<Second> series() {
+    return series;
+  }
+
+  void writeSummary(Json json) {
+    json.field("from", from).field("to", to).field("policy", policy).field("budget", budget)
+        .field("calls", calls).field("attempts", attempts).field("firstAttempts", firstAttempts)
+        .field("retries", retries).field("retriesRefused", retriesRefused).field("succeeded", succeeded)
+        .field("unfinished", unfinished).field("loadMultiplier", loadMultiplier())
+        .field("worstSecond", worstSecond).field("worstSecondAt", worstSecondAt)
+        .field("availability", availability());
+    json.name("stopReasons").beginObject();
+    for (Map.Entry<StopReason, Long> e : stopReasons.entrySet()) {
+      json.field(e.getKey().name(), e.getValue());
+    }
+    json.endObject();
+    if (!availabilityBy.isEmpty()) {
+      json.name("availabilityByCriticality").beginObject();
+      for (Map.Entry<Criticality, Double> e : availabilityBy.entrySet()) {
+        json.field(e.getKey().name(), e.getValue());
+      }
+      json.endObject();
+    }
+    json.name("latencyMs").beginObject()
+        .field("p50", latency.p50().toNanos() / 1e6)
+        .field("p90", latency.p90().toNanos() / 1e6)
+        .field("p99", latency.p99().toNanos() / 1e6)
+        .field("p999", latency.p999().toNanos() / 1e6)
+        .field("max", latency.max().toNanos() / 1e6)
+        .endObject();
+  }
+
+  static void writeSeries(Json json, List<Second> series) {
+    json.beginArray();
+    for (Second s : series) {
+      json.beginObject().field("second", s.second()).field("offered", s.offered())
+          .field("firstAttempts", s.firstAttempts()).field("retries", s.retries())
+          .field("retriesRefused", s.retriesRefused()).field("succeeded", s.succeeded());
+      json.name("failures").beginObject();
+      for (Map.Entry<StopReason, Long> f : s.failures().entrySet()) {
+        if (f.getValue() > 0) {
+          json.field(f.getKey().name(), f.getValue());
+        }
+      }
+      json.endObject();
+      json.field("budgetTokens", s.budgetTokens()).field("occupancy", s.occupancy()).field("queue", s.queue())
+          .endObject();
+    }
+    json.endArray();
+  }
+
+  @Override
+  public String toString() {
+    return from + " → " + to + ": " + calls + " calls, " + attempts + " attempts, load multiplier "
+        + Text.fixed(loadMultiplier(), 2) + ", availability "
+        + Text.percent(availability());
+  }
+}
