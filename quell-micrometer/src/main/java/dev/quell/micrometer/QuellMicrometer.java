@@ -3,7 +3,7 @@ package dev.quell.micrometer;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
-import dev.quell.micrometer.internal.MeterNames;
+import dev.quell.internal.BudgetTracker;
 import dev.quell.micrometer.internal.RegistryBinding;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
@@ -81,6 +81,6 @@ public final class QuellMicrometer {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(registry, "registry");
     RetryBudget budget = policy.activeBudget();
-    RegistryBinding.of(registry).watch(budget, MeterNames.budgetPolicyTag(policy.name(), budget.name()), registry);
+    RegistryBinding.of(registry).watch(budget, BudgetTracker.policyTag(policy.name(), budget.name()), registry);
   }
 }

@@ -7,10 +7,11 @@ import dev.quell.RetryBudget;
 import dev.quell.StopReason;
 import dev.quell.Verdict;
 import dev.quell.internal.CallObserver;
+import dev.quell.internal.CallObservers;
 import dev.quell.internal.Internal;
+import dev.quell.internal.PolicyTable;
+import dev.quell.internal.TelemetryNames;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -30,34 +31,19 @@ public final class MicrometerListener implements ResilienceListener, CallObserve
    * {@value #OVERFLOW_POLICY}. A safety net: names come and go with scope keys, and their meters are
    * retired when their budgets are collected, but a scope over a shared budget leaves no such trace.
    */
-  static final int MAX_POLICY_NAMES = 2000;
-  static final String OVERFLOW_POLICY = "_other";
+  static final int MAX_POLICY_NAMES = PolicyTable.MAX_NAMES;
+  static final String OVERFLOW_POLICY = PolicyTable.OVERFLOW_NAME;
 
   private final MeterRegistry registry;
   private final RegistryBinding binding;
-  private final ConcurrentHashMap<String, PolicyMeters> byPolicy = new ConcurrentHashMap<>();
-  /** The last policy's meters: a racy cache, safe because PolicyMeters has only final fields. */
-  private @Nullable PolicyMeters last;
+  private final RegistryBinding.Gauges gauges;
+  private final PolicyTable<PolicyMeters> byPolicy;
 
   MicrometerListener(MeterRegistry registry, RegistryBinding binding) {
     this.registry = registry;
     this.binding = binding;
-  }
-
-  private PolicyMeters meters(String policy) {
-    PolicyMeters m = last;
-    if (m != null && m.policy == policy) {
-      return m;
-    }
-    m = byPolicy.get(policy);
-    if (m == null) {
-      if (byPolicy.size() >= MAX_POLICY_NAMES) {
-        return byPolicy.computeIfAbsent(OVERFLOW_POLICY, p -> new PolicyMeters(p, registry));
-      }
-      m = byPolicy.computeIfAbsent(policy, p -> new PolicyMeters(p, registry));
-    }
-    last = m;
-    return m;
+    this.gauges = binding.gauges(registry);
+    this.byPolicy = new PolicyTable<>(p -> new PolicyMeters(p, registry));
   }
 
   /**
@@ -69,7 +55,6 @@ public final class MicrometerListener implements ResilienceListener, CallObserve
   void retire(String policy) {
     PolicyMeters m = byPolicy.remove(policy);
     if (m != null) {
-      last = null;
       m.retire();
     }
   }
@@ -81,13 +66,14 @@ public final class MicrometerListener implements ResilienceListener, CallObserve
 
   @Override
   public void attemptStarted(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge) {
-    meters(policy).attempts(MeterNames.kind(attempt, hedge)).increment();
+    byPolicy.get(policy).attempts(TelemetryNames.kind(attempt, hedge)).increment();
   }
 
   @Override
   public void attemptEnded(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge,
       @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos) {
-    meters(policy).attemptDuration(MeterNames.verdict(verdict)).record(Math.max(0, durationNanos), TimeUnit.NANOSECONDS);
+    byPolicy.get(policy).attemptDuration(TelemetryNames.verdict(verdict))
+        .record(Math.max(0, durationNanos), TimeUnit.NANOSECONDS);
   }
 
   @Override
@@ -98,37 +84,18 @@ public final class MicrometerListener implements ResilienceListener, CallObserve
   @Override
   public void callEnded(String policy, RetryBudget budget, Criticality criticality, StopReason reason, int attempts,
       @Nullable Verdict verdict, long elapsedNanos) {
-    PolicyMeters m = meters(policy);
+    PolicyMeters m = byPolicy.get(policy);
     m.calls(reason).increment();
     m.callDuration(reason).record(Math.max(0, elapsedNanos), TimeUnit.NANOSECONDS);
-    if (MeterNames.isRejection(reason)) {
+    if (TelemetryNames.isRejection(reason)) {
       m.rejections(reason).increment();
     }
-    if (!budget.isUnbounded() && !binding.isWatched(budget)) {
-      binding.watch(budget, MeterNames.budgetPolicyTag(policy, budget.name()), registry);
-    }
-    binding.expungeIfNeeded(registry);
+    binding.callEnded(policy, budget, gauges);
   }
 
   @Override
   public void onEvent(ResilienceEvent event) {
-    RetryBudget budget = event.budget().orElse(RetryBudget.NONE);
-    switch (event.type()) {
-      case ATTEMPT_STARTED:
-        attemptStarted(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge());
-        break;
-      case ATTEMPT_ENDED:
-        attemptEnded(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge(),
-            event.verdict().orElse(null), event.failure().orElse(null),
-            event.attemptDuration().map(Duration::toNanos).orElse(0L));
-        break;
-      default:
-        StopReason reason = event.stopReason().orElse(null);
-        if (event.isTerminal() && reason != null) {
-          callEnded(event.policy(), budget, event.criticality(), reason, event.attempt(),
-              event.verdict().orElse(null), event.elapsed().toNanos());
-        }
-    }
+    CallObservers.dispatch(event, this);
   }
 
   /** The registry this listener records to. */

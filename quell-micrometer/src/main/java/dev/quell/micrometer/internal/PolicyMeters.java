@@ -1,6 +1,7 @@
 package dev.quell.micrometer.internal;
 
 import dev.quell.StopReason;
+import dev.quell.internal.TelemetryNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,11 +19,11 @@ final class PolicyMeters {
 
   final String policy;
   private final MeterRegistry registry;
-  private final AtomicReferenceArray<Counter> attempts = new AtomicReferenceArray<>(MeterNames.KINDS.length);
+  private final AtomicReferenceArray<Counter> attempts = new AtomicReferenceArray<>(TelemetryNames.KINDS);
   private final AtomicReferenceArray<Counter> calls = new AtomicReferenceArray<>(REASONS.length);
   private final AtomicReferenceArray<Counter> rejections = new AtomicReferenceArray<>(REASONS.length);
   private final AtomicReferenceArray<Timer> callDurations = new AtomicReferenceArray<>(REASONS.length);
-  private final AtomicReferenceArray<Timer> attemptDurations = new AtomicReferenceArray<>(MeterNames.VERDICTS.length);
+  private final AtomicReferenceArray<Timer> attemptDurations = new AtomicReferenceArray<>(TelemetryNames.VERDICTS);
 
   /** Every meter made here, so that {@link #retire} can take them out of the registry. */
   private final List<Meter> made = new CopyOnWriteArrayList<>();
@@ -35,9 +36,9 @@ final class PolicyMeters {
   Counter attempts(int kind) {
     Counter c = attempts.get(kind);
     if (c == null) {
-      c = Counter.builder(MeterNames.ATTEMPTS)
+      c = Counter.builder(TelemetryNames.ATTEMPTS)
           .description("Attempts started, the first included; attempts / calls is the load multiplier")
-          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_KIND, MeterNames.KINDS[kind])
+          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_KIND, TelemetryNames.kindName(kind))
           .register(registry);
       made.add(c);
       attempts.set(kind, c);
@@ -49,8 +50,8 @@ final class PolicyMeters {
     int i = reason.ordinal();
     Counter c = calls.get(i);
     if (c == null) {
-      c = Counter.builder(MeterNames.CALLS).description("Calls ended, by stop reason")
-          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
+      c = Counter.builder(TelemetryNames.CALLS).description("Calls ended, by stop reason")
+          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_OUTCOME, reason.name())
           .register(registry);
       made.add(c);
       calls.set(i, c);
@@ -62,9 +63,9 @@ final class PolicyMeters {
     int i = reason.ordinal();
     Counter c = rejections.get(i);
     if (c == null) {
-      c = Counter.builder(MeterNames.REJECTIONS)
+      c = Counter.builder(TelemetryNames.REJECTIONS)
           .description("Calls Quell ended by refusing work: budget, breaker, limiter or draining")
-          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
+          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_OUTCOME, reason.name())
           .register(registry);
       made.add(c);
       rejections.set(i, c);
@@ -76,9 +77,9 @@ final class PolicyMeters {
     int i = reason.ordinal();
     Timer t = callDurations.get(i);
     if (t == null) {
-      t = Timer.builder(MeterNames.CALL_DURATION)
+      t = Timer.builder(TelemetryNames.CALL_DURATION)
           .description("Time from the start of a call to its end, backoff and pauses included")
-          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_OUTCOME, reason.name())
+          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_OUTCOME, reason.name())
           .register(registry);
       made.add(t);
       callDurations.set(i, t);
@@ -89,8 +90,8 @@ final class PolicyMeters {
   Timer attemptDuration(int verdict) {
     Timer t = attemptDurations.get(verdict);
     if (t == null) {
-      t = Timer.builder(MeterNames.ATTEMPT_DURATION).description("Time one attempt ran, by the verdict on it")
-          .tag(MeterNames.TAG_POLICY, policy).tag(MeterNames.TAG_VERDICT, MeterNames.VERDICTS[verdict])
+      t = Timer.builder(TelemetryNames.ATTEMPT_DURATION).description("Time one attempt ran, by the verdict on it")
+          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_VERDICT, TelemetryNames.verdictName(verdict))
           .register(registry);
       made.add(t);
       attemptDurations.set(verdict, t);

@@ -8,20 +8,20 @@ import dev.quell.Resilience;
 import dev.quell.StopReason;
 import dev.quell.Verdict;
 import dev.quell.RetryBudget;
+import dev.quell.internal.TelemetryNames;
 import dev.quell.micrometer.QuellMicrometer;
 import dev.quell.test.VirtualTime;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Budgets are watched weakly, and the gauges of budgets that were collected leave the registry, so
- * budgets that come and go (scope keys, rebuilt policies) cannot grow it without bound.
+ * The gauges of budgets that were collected leave the registry, and so do the call meters of a policy
+ * name whose budgets are all gone, so budgets that come and go (scope keys, rebuilt policies) cannot
+ * grow it without bound. The weak tracking itself is tested once, in core's BudgetTrackerTest.
  */
 class BudgetGaugeLifecycleTest {
   private final VirtualTime time = VirtualTime.create();
@@ -29,8 +29,8 @@ class BudgetGaugeLifecycleTest {
   private final RegistryBinding binding = RegistryBinding.of(registry);
 
   private int budgetGauges() {
-    return registry.find(MeterNames.BUDGET_UTILIZATION).gauges().size()
-        + registry.find(MeterNames.BUDGET_TOKENS).gauges().size();
+    return registry.find(TelemetryNames.BUDGET_UTILIZATION).gauges().size()
+        + registry.find(TelemetryNames.BUDGET_TOKENS).gauges().size();
   }
 
   /** Runs the GC until {@code done} holds, at most 50 times; weak references are cleared by a full GC. */
@@ -57,13 +57,12 @@ class BudgetGaugeLifecycleTest {
     }
     assertThat(binding.expunge(registry)).isEqualTo(60);
     assertThat(budgetGauges()).isEqualTo(80);
-    assertThat(binding.watchedBudgets()).isEqualTo(40);
+    assertThat(binding.gaugeGroups()).isEqualTo(40);
     for (RetryBudget b : budgets.subList(60, 100)) {
-      assertThat(binding.isWatched(b)).isTrue();
-      assertThat(registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, b.name()).gauge()).isNotNull();
+      assertThat(registry.find(TelemetryNames.BUDGET_TOKENS).tag(TelemetryNames.TAG_BUDGET, b.name()).gauge()).isNotNull();
     }
     for (RetryBudget b : budgets.subList(0, 60)) {
-      assertThat(binding.isWatched(b)).isFalse();
+      assertThat(registry.find(TelemetryNames.BUDGET_TOKENS).tag(TelemetryNames.TAG_BUDGET, b.name()).gauge()).isNull();
     }
   }
 
@@ -77,7 +76,7 @@ class BudgetGaugeLifecycleTest {
     binding.simulateCollected(gone);
     policy.run(() -> "ok");
     assertThat(budgetGauges()).isEqualTo(2);
-    assertThat(registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, "p").gauge()).isNotNull();
+    assertThat(registry.find(TelemetryNames.BUDGET_TOKENS).tag(TelemetryNames.TAG_BUDGET, "p").gauge()).isNotNull();
   }
 
   @Test
@@ -93,7 +92,7 @@ class BudgetGaugeLifecycleTest {
     for (int i = 0; i < 5; i++) {
       rebuilt.activeBudget().trySpend();
     }
-    Gauge tokens = registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, "orders").gauge();
+    Gauge tokens = registry.find(TelemetryNames.BUDGET_TOKENS).tag(TelemetryNames.TAG_BUDGET, "orders").gauge();
     assertThat(tokens.value()).isEqualTo(25.0);
     binding.simulateCollected(rebuilt.activeBudget());
     binding.expunge(registry);
@@ -128,25 +127,6 @@ class BudgetGaugeLifecycleTest {
   }
 
   @Test
-  void watchingDoesNotKeepAGarbagePolicyOrItsBudgetAlive() {
-    var listener = QuellMicrometer.listener(registry);
-    Resilience policy = Resilience.DEFAULT.withName("temporary").withTimeSource(time).withListener(listener);
-    policy.run(() -> {
-      throw new IOException("flaky");
-    });
-    assertThat(binding.isWatched(policy.activeBudget())).isTrue();
-    WeakReference<Resilience> policyRef = new WeakReference<>(policy);
-    WeakReference<RetryBudget> budgetRef = new WeakReference<>(policy.activeBudget());
-    policy = null;
-    assertThat(gcUntil(() -> policyRef.get() == null && budgetRef.get() == null)).isTrue();
-    assertThat(gcUntil(() -> {
-      binding.expunge(registry);
-      return budgetGauges() == 0;
-    })).isTrue();
-    assertThat(listener).isNotNull();
-  }
-
-  @Test
   void aScopeKeyedByAnUnboundedValueKeepsTheRegistryBounded() {
     // each key gets a policy "users:<key>" with its own budget; the scope forgets the least recently used
     PolicyScope<Integer> byUser = PolicyScope.of(Resilience.DEFAULT.withName("users").withTimeSource(time)
@@ -166,9 +146,9 @@ class BudgetGaugeLifecycleTest {
         assertThat(budgetGauges()).isLessThanOrEqualTo(2 * 10);
       }
     }
-    assertThat(registry.find(MeterNames.CALLS).tag(MeterNames.TAG_POLICY, "users:499").counter().count()).isEqualTo(1);
-    assertThat(registry.find(MeterNames.BUDGET_TOKENS).tag(MeterNames.TAG_BUDGET, "users:499")
-        .tag(MeterNames.TAG_POLICY, "users:499").gauge()).isNotNull();
+    assertThat(registry.find(TelemetryNames.CALLS).tag(TelemetryNames.TAG_POLICY, "users:499").counter().count()).isEqualTo(1);
+    assertThat(registry.find(TelemetryNames.BUDGET_TOKENS).tag(TelemetryNames.TAG_BUDGET, "users:499")
+        .tag(TelemetryNames.TAG_POLICY, "users:499").gauge()).isNotNull();
     assertThat(registry.getMeters().size()).isLessThanOrEqualTo(10 * 5 + 2 * 10);
   }
 
@@ -182,7 +162,7 @@ class BudgetGaugeLifecycleTest {
       listener.callEnded(name, RetryBudget.NONE, Criticality.CRITICAL, StopReason.SUCCEEDED, 1, Verdict.OK, 1);
     }
     assertThat(listener.policyNames()).isEqualTo(MicrometerListener.MAX_POLICY_NAMES + 1);
-    assertThat(registry.find(MeterNames.CALLS).tag(MeterNames.TAG_POLICY, MicrometerListener.OVERFLOW_POLICY)
+    assertThat(registry.find(TelemetryNames.CALLS).tag(TelemetryNames.TAG_POLICY, MicrometerListener.OVERFLOW_POLICY)
         .counter().count()).isEqualTo(100);
   }
 }
