@@ -3,7 +3,7 @@ package dev.quell.opentelemetry;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
-import dev.quell.opentelemetry.internal.Names;
+import dev.quell.internal.BudgetTracker;
 import dev.quell.opentelemetry.internal.OtelBinding;
 import io.opentelemetry.api.OpenTelemetry;
 import java.util.Objects;
@@ -61,14 +61,14 @@ public final class QuellOpenTelemetry {
    */
   public static void bindBudget(RetryBudget budget, OpenTelemetry openTelemetry) {
     Objects.requireNonNull(budget, "budget");
-    OtelBinding.of(Objects.requireNonNull(openTelemetry, "openTelemetry")).budgets().watch(budget, "");
+    OtelBinding.of(Objects.requireNonNull(openTelemetry, "openTelemetry")).watch(budget, "");
   }
 
   /** Reports the live budget of {@code policy} from now on, attributed as its first call would attribute it. */
   public static void bindBudget(Resilience policy, OpenTelemetry openTelemetry) {
     Objects.requireNonNull(policy, "policy");
     RetryBudget budget = policy.activeBudget();
-    OtelBinding.of(Objects.requireNonNull(openTelemetry, "openTelemetry")).budgets()
-        .watch(budget, Names.budgetPolicyTag(policy.name(), budget.name()));
+    OtelBinding.of(Objects.requireNonNull(openTelemetry, "openTelemetry"))
+        .watch(budget, BudgetTracker.policyTag(policy.name(), budget.name()));
   }
 }

@@ -1,8 +1,11 @@
 package dev.quell.opentelemetry.internal;
 
 import dev.quell.RetryBudget;
+import dev.quell.internal.BudgetTracker;
 import dev.quell.internal.Internal;
+import dev.quell.internal.TelemetryNames;
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
@@ -18,6 +21,13 @@ import org.jspecify.annotations.Nullable;
  * per instance (looked up through a weak map), so the budget gauges are registered once however many
  * listeners are made. This object never refers to the {@code OpenTelemetry} instance itself, so the
  * weak map can let it go.
+ *
+ * <p>Budgets are held weakly by a {@link BudgetTracker}, grouped by (name, policy tag); a group
+ * reports the most spent of its budgets. The GC's reports are picked up on every call's end (a single
+ * field read when there are none), on every registration and on every collection of the gauges; a
+ * group whose budgets were all collected stops being reported, and a policy name whose own budgets
+ * are all gone loses its attribute sets, so budgets that come and go (scope keys, rebuilt policies)
+ * cannot grow the reported series without bound.
  */
 @Internal
 public final class OtelBinding {
@@ -33,39 +43,44 @@ public final class OtelBinding {
   final LongCounter rejections;
   final DoubleHistogram callDuration;
   final DoubleHistogram attemptDuration;
-  final BudgetWatch budgets = new BudgetWatch();
-  private @Nullable WeakReference<OtelListener> listener;
+  /** Each group keeps its {@code quell.budget} and {@code quell.policy} attributes. */
+  private final BudgetTracker<Attributes> budgets = new BudgetTracker<>();
+  private final BudgetEvents events = new BudgetEvents();
+  /** Written under this binding's lock, read without it when a policy name's budgets are gone. */
+  private volatile @Nullable WeakReference<OtelListener> listener;
 
   private OtelBinding(Meter meter) {
-    calls = meter.counterBuilder(Names.CALLS).setUnit("{call}").setDescription("Calls ended, by stop reason").build();
-    attempts = meter.counterBuilder(Names.ATTEMPTS).setUnit("{attempt}")
+    calls = meter.counterBuilder(TelemetryNames.CALLS).setUnit("{call}").setDescription("Calls ended, by stop reason")
+        .build();
+    attempts = meter.counterBuilder(TelemetryNames.ATTEMPTS).setUnit("{attempt}")
         .setDescription("Attempts started, the first included; attempts / calls is the load multiplier").build();
-    rejections = meter.counterBuilder(Names.REJECTIONS).setUnit("{call}")
+    rejections = meter.counterBuilder(TelemetryNames.REJECTIONS).setUnit("{call}")
         .setDescription("Calls Quell ended by refusing work: budget, breaker, limiter or draining").build();
-    callDuration = meter.histogramBuilder(Names.CALL_DURATION).setUnit("s")
+    callDuration = meter.histogramBuilder(TelemetryNames.CALL_DURATION).setUnit("s")
         .setDescription("Time from the start of a call to its end, backoff and pauses included")
         .setExplicitBucketBoundariesAdvice(DURATION_BUCKETS).build();
-    attemptDuration = meter.histogramBuilder(Names.ATTEMPT_DURATION).setUnit("s")
+    attemptDuration = meter.histogramBuilder(TelemetryNames.ATTEMPT_DURATION).setUnit("s")
         .setDescription("Time one attempt ran, by the verdict on it")
         .setExplicitBucketBoundariesAdvice(DURATION_BUCKETS).build();
-    BudgetWatch watch = budgets;
-    meter.gaugeBuilder(Names.BUDGET_UTILIZATION).setUnit("1")
+    BudgetTracker<Attributes> tracker = budgets;
+    BudgetEvents budgetEvents = events;
+    meter.gaugeBuilder(TelemetryNames.BUDGET_UTILIZATION).setUnit("1")
         .setDescription("How much of the retry budget is spent: 0 untouched, 1 refusing retries")
         .buildWithCallback(m -> {
-          watch.expungeIfNeeded();
-          for (BudgetWatch.Group g : watch.groups()) {
+          tracker.drainIfNeeded(budgetEvents);
+          for (BudgetTracker.Group<Attributes> g : tracker.groups()) {
             RetryBudget b = g.mostSpent();
             if (b != null) {
-              m.record(b.utilization(), g.attributes);
+              m.record(b.utilization(), g.data());
             }
           }
         });
-    meter.gaugeBuilder(Names.BUDGET_TOKENS).setUnit("{token}").setDescription("Retries the budget could fund now")
+    meter.gaugeBuilder(TelemetryNames.BUDGET_TOKENS).setUnit("{token}").setDescription("Retries the budget could fund now")
         .buildWithCallback(m -> {
-          for (BudgetWatch.Group g : watch.groups()) {
+          for (BudgetTracker.Group<Attributes> g : tracker.groups()) {
             RetryBudget b = g.mostSpent();
             if (b != null) {
-              m.record(b.tokens(), g.attributes);
+              m.record(b.tokens(), g.data());
             }
           }
         });
@@ -89,24 +104,58 @@ public final class OtelBinding {
   public static OtelListener listener(OpenTelemetry openTelemetry) {
     OtelBinding binding = of(openTelemetry);
     synchronized (binding) {
-      OtelListener existing = binding.listener == null ? null : binding.listener.get();
+      OtelListener existing = binding.liveListener();
       if (existing == null) {
         existing = new OtelListener(binding);
-        WeakReference<OtelListener> ref = new WeakReference<>(existing);
-        binding.listener = ref;
-        binding.budgets.onOwnerGone(policy -> {
-          OtelListener l = ref.get();
-          if (l != null) {
-            l.retire(policy);
-          }
-        });
+        binding.listener = new WeakReference<>(existing);
       }
       return existing;
     }
   }
 
+  /** Starts reporting {@code budget} under {@code policyTag}, unless it is reported already. */
+  public void watch(RetryBudget budget, String policyTag) {
+    budgets.watch(budget, policyTag, events);
+  }
+
+  /** At a call's end: reports the call's budget unless it is reported, and forgets collected budgets. */
+  void callEnded(String policy, RetryBudget budget) {
+    budgets.callEnded(policy, budget, events);
+  }
+
+  /** Forgets every budget the GC has collected and reported so far; returns how many. */
+  public int expunge() {
+    return budgets.drain(events);
+  }
+
   /** The budgets this instance reports. */
-  public BudgetWatch budgets() {
+  public BudgetTracker<Attributes> budgets() {
     return budgets;
+  }
+
+  private @Nullable OtelListener liveListener() {
+    WeakReference<OtelListener> ref = listener;
+    return ref == null ? null : ref.get();
+  }
+
+  /** The tracker's events: a group's attributes are built once; a gone policy name's attribute sets are dropped. */
+  private final class BudgetEvents implements BudgetTracker.Events<Attributes> {
+    @Override
+    public Attributes groupAdded(BudgetTracker.Group<Attributes> group) {
+      return Attributes.of(Names.BUDGET, group.budgetName(), Names.POLICY, group.policyTag());
+    }
+
+    @Override
+    public void groupGone(BudgetTracker.Group<Attributes> group) {
+      // the gauge callbacks read the tracker's groups: a gone group is simply not reported any more
+    }
+
+    @Override
+    public void ownerGone(String policy) {
+      OtelListener l = liveListener();
+      if (l != null) {
+        l.retire(policy);
+      }
+    }
   }
 }

@@ -6,12 +6,14 @@ import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
 import dev.quell.Verdict;
+import dev.quell.internal.BudgetTracker;
 import dev.quell.internal.CallObserver;
+import dev.quell.internal.CallObservers;
 import dev.quell.internal.Internal;
+import dev.quell.internal.PolicyTable;
+import dev.quell.internal.TelemetryNames;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
-import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,41 +29,21 @@ public final class OtelListener implements ResilienceListener, CallObserver {
    * instrument); past it, new names share {@value #OVERFLOW_POLICY}. Names of scope keys are retired
    * when their budgets are collected; this is the safety net for scopes over a shared budget.
    */
-  static final int MAX_POLICY_NAMES = 2000;
-  static final String OVERFLOW_POLICY = "_other";
+  static final int MAX_POLICY_NAMES = PolicyTable.MAX_NAMES;
+  static final String OVERFLOW_POLICY = PolicyTable.OVERFLOW_NAME;
 
   private static final double NANOS_PER_SECOND = 1e9;
 
   private final OtelBinding binding;
-  private final ConcurrentHashMap<String, PolicyAttributes> byPolicy = new ConcurrentHashMap<>();
-  /** The last policy's attributes: a racy cache, safe because PolicyAttributes has only final fields. */
-  private @Nullable PolicyAttributes last;
+  private final PolicyTable<PolicyAttributes> byPolicy = new PolicyTable<>(PolicyAttributes::new);
 
   OtelListener(OtelBinding binding) {
     this.binding = binding;
   }
 
-  private PolicyAttributes attributes(String policy) {
-    PolicyAttributes a = last;
-    if (a != null && a.policy == policy) {
-      return a;
-    }
-    a = byPolicy.get(policy);
-    if (a == null) {
-      if (byPolicy.size() >= MAX_POLICY_NAMES) {
-        return byPolicy.computeIfAbsent(OVERFLOW_POLICY, PolicyAttributes::new);
-      }
-      a = byPolicy.computeIfAbsent(policy, PolicyAttributes::new);
-    }
-    last = a;
-    return a;
-  }
-
   /** Forgets the attributes of a policy name whose policies are gone (their budgets were collected). */
   void retire(String policy) {
-    if (byPolicy.remove(policy) != null) {
-      last = null;
-    }
+    byPolicy.remove(policy);
   }
 
   /** Number of policy names with attributes now. */
@@ -71,21 +53,21 @@ public final class OtelListener implements ResilienceListener, CallObserver {
 
   @Override
   public void attemptStarted(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge) {
-    binding.attempts.add(1, attributes(policy).kinds[Names.kind(attempt, hedge)]);
+    binding.attempts.add(1, byPolicy.get(policy).kinds[TelemetryNames.kind(attempt, hedge)]);
   }
 
   @Override
   public void attemptEnded(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge,
       @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos) {
-    PolicyAttributes a = attributes(policy);
-    int v = Names.verdict(verdict);
+    PolicyAttributes a = byPolicy.get(policy);
+    int v = TelemetryNames.verdict(verdict);
     double seconds = Math.max(0, durationNanos) / NANOS_PER_SECOND;
     binding.attemptDuration.record(seconds, a.verdicts[v]);
     Span span = Span.current();
     if (span.isRecording()) {
       var event = Attributes.builder().put(Names.POLICY, policy).put(Names.ATTEMPT, attempt)
-          .put(Names.KIND, Names.KINDS[Names.kind(attempt, hedge)]).put(Names.VERDICT, Names.VERDICTS[v])
-          .put(Names.DURATION, seconds);
+          .put(Names.KIND, TelemetryNames.kindName(TelemetryNames.kind(attempt, hedge)))
+          .put(Names.VERDICT, TelemetryNames.verdictName(v)).put(Names.DURATION, seconds);
       if (failure != null) {
         event.put(Names.EXCEPTION_TYPE, failure.getClass().getName());
       }
@@ -105,11 +87,11 @@ public final class OtelListener implements ResilienceListener, CallObserver {
   @Override
   public void callEnded(String policy, RetryBudget budget, Criticality criticality, StopReason reason, int attempts,
       @Nullable Verdict verdict, long elapsedNanos) {
-    PolicyAttributes a = attributes(policy);
+    PolicyAttributes a = byPolicy.get(policy);
     Attributes outcome = a.outcomes[reason.ordinal()];
     binding.calls.add(1, outcome);
     binding.callDuration.record(Math.max(0, elapsedNanos) / NANOS_PER_SECOND, outcome);
-    boolean rejection = Names.isRejection(reason);
+    boolean rejection = TelemetryNames.isRejection(reason);
     if (rejection) {
       binding.rejections.add(1, outcome);
     }
@@ -122,41 +104,17 @@ public final class OtelListener implements ResilienceListener, CallObserver {
       span.addEvent(Names.EVENT_CALL, Attributes.of(Names.POLICY, policy, Names.OUTCOME, reason.name(),
           Names.ATTEMPTS_MADE, (long) attempts, Names.DURATION, Math.max(0, elapsedNanos) / NANOS_PER_SECOND));
     }
-    BudgetWatch budgets = binding.budgets;
-    if (!budget.isUnbounded() && !budgets.isWatched(budget)) {
-      budgets.watch(budget, Names.budgetPolicyTag(policy, budget.name()));
-    }
-    budgets.expungeIfNeeded();
+    binding.callEnded(policy, budget);
   }
 
   @Override
   public void onEvent(ResilienceEvent event) {
-    RetryBudget budget = event.budget().orElse(RetryBudget.NONE);
-    switch (event.type()) {
-      case ATTEMPT_STARTED:
-        attemptStarted(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge());
-        break;
-      case ATTEMPT_ENDED:
-        attemptEnded(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge(),
-            event.verdict().orElse(null), event.failure().orElse(null),
-            event.attemptDuration().map(Duration::toNanos).orElse(0L));
-        break;
-      case RETRYING:
-        retrying(event.policy(), budget, event.criticality(), event.attempt(),
-            event.delay().map(Duration::toNanos).orElse(0L));
-        break;
-      default:
-        StopReason reason = event.stopReason().orElse(null);
-        if (event.isTerminal() && reason != null) {
-          callEnded(event.policy(), budget, event.criticality(), reason, event.attempt(),
-              event.verdict().orElse(null), event.elapsed().toNanos());
-        }
-    }
+    CallObservers.dispatch(event, this);
   }
 
   /** The budgets this listener's OpenTelemetry instance reports. */
-  public BudgetWatch budgets() {
-    return binding.budgets;
+  public BudgetTracker<Attributes> budgets() {
+    return binding.budgets();
   }
 
   @Override
@@ -168,18 +126,16 @@ public final class OtelListener implements ResilienceListener, CallObserver {
   static final class PolicyAttributes {
     private static final StopReason[] REASONS = StopReason.values();
 
-    final String policy;
-    final Attributes[] kinds = new Attributes[Names.KINDS.length];
-    final Attributes[] verdicts = new Attributes[Names.VERDICTS.length];
+    final Attributes[] kinds = new Attributes[TelemetryNames.KINDS];
+    final Attributes[] verdicts = new Attributes[TelemetryNames.VERDICTS];
     final Attributes[] outcomes = new Attributes[REASONS.length];
 
     PolicyAttributes(String policy) {
-      this.policy = policy;
       for (int i = 0; i < kinds.length; i++) {
-        kinds[i] = Attributes.of(Names.POLICY, policy, Names.KIND, Names.KINDS[i]);
+        kinds[i] = Attributes.of(Names.POLICY, policy, Names.KIND, TelemetryNames.kindName(i));
       }
       for (int i = 0; i < verdicts.length; i++) {
-        verdicts[i] = Attributes.of(Names.POLICY, policy, Names.VERDICT, Names.VERDICTS[i]);
+        verdicts[i] = Attributes.of(Names.POLICY, policy, Names.VERDICT, TelemetryNames.verdictName(i));
       }
       for (int i = 0; i < outcomes.length; i++) {
         outcomes[i] = Attributes.of(Names.POLICY, policy, Names.OUTCOME, REASONS[i].name());

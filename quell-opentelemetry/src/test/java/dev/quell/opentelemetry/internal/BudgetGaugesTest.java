@@ -5,27 +5,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quell.PolicyScope;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
+import dev.quell.internal.BudgetTracker;
 import dev.quell.opentelemetry.QuellOpenTelemetry;
 import dev.quell.test.VirtualTime;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
-import java.io.IOException;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Budgets are reported weakly, and collected ones stop being reported, so series cannot grow without bound. */
-class BudgetWatchTest {
+/**
+ * Collected budgets stop being reported, and a policy name whose budgets are gone loses its attribute
+ * sets, so series cannot grow without bound. The weak tracking itself is tested once, in core's
+ * BudgetTrackerTest.
+ */
+class BudgetGaugesTest {
   private final VirtualTime time = VirtualTime.create();
   private final InMemoryMetricReader reader = InMemoryMetricReader.create();
   private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
       .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build();
-  private final BudgetWatch watch = OtelBinding.of(otel).budgets();
+  private final OtelBinding binding = OtelBinding.of(otel);
+  private final BudgetTracker<Attributes> watch = binding.budgets();
 
   @AfterEach
   void close() {
@@ -59,9 +64,6 @@ class BudgetWatchTest {
     assertThat(reportedBudgets()).isEqualTo(30); // the gauge callback expunges what the GC reported
     assertThat(watch.watchedBudgets()).isEqualTo(30);
     assertThat(watch.groups()).hasSize(30);
-    for (RetryBudget b : budgets.subList(70, 100)) {
-      assertThat(watch.isWatched(b)).isTrue();
-    }
   }
 
   @Test
@@ -74,7 +76,7 @@ class BudgetWatchTest {
       }
       assertThat(watch.watchedBudgets()).isLessThanOrEqualTo(50 * (round + 1));
       assertThat(gcUntil(() -> {
-        watch.expunge();
+        binding.expunge();
         return watch.watchedBudgets() == 0;
       })).isTrue();
       assertThat(watch.groups()).isEmpty();
@@ -82,21 +84,6 @@ class BudgetWatchTest {
     List<MetricData> none = reader.collectAllMetrics().stream()
         .filter(m -> m.getName().startsWith("quell.budget")).toList();
     assertThat(none).allSatisfy(m -> assertThat(m.getDoubleGaugeData().getPoints()).isEmpty());
-  }
-
-  @Test
-  void watchingDoesNotKeepAGarbagePolicyAlive() {
-    Resilience policy = Resilience.DEFAULT.withName("temporary").withTimeSource(time)
-        .withListener(QuellOpenTelemetry.listener(otel));
-    policy.run(() -> {
-      throw new IOException("flaky");
-    });
-    assertThat(watch.isWatched(policy.activeBudget())).isTrue();
-    WeakReference<Resilience> policyRef = new WeakReference<>(policy);
-    WeakReference<RetryBudget> budgetRef = new WeakReference<>(policy.activeBudget());
-    policy = null;
-    assertThat(gcUntil(() -> policyRef.get() == null && budgetRef.get() == null)).isTrue();
-    assertThat(gcUntil(() -> reportedBudgets() == 0)).isTrue();
   }
 
   @Test
@@ -108,7 +95,7 @@ class BudgetWatchTest {
       byUser.run(user, () -> "ok");
       if (user % 100 == 99) {
         assertThat(gcUntil(() -> {
-          watch.expunge();
+          binding.expunge();
           return watch.watchedBudgets() <= 10;
         })).isTrue();
         assertThat(reportedBudgets()).isLessThanOrEqualTo(10);
