@@ -8,6 +8,7 @@ import dev.quell.StopReason;
 import dev.quell.TimeSource;
 import dev.quell.Verdict;
 import dev.quell.internal.CallObserver;
+import dev.quell.internal.CallObservers;
 import dev.quell.internal.Internal;
 import java.time.Duration;
 import java.util.Locale;
@@ -186,24 +187,7 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
 
   @Override
   public void onEvent(ResilienceEvent event) {
-    RetryBudget budget = event.budget().orElse(RetryBudget.NONE);
-    switch (event.type()) {
-      case ATTEMPT_ENDED:
-        attemptEnded(event.policy(), budget, event.criticality(), event.attempt(), event.isHedge(),
-            event.verdict().orElse(null), event.failure().orElse(null),
-            event.attemptDuration().map(Duration::toNanos).orElse(0L));
-        break;
-      case RETRYING:
-        retrying(event.policy(), budget, event.criticality(), event.attempt(),
-            event.delay().map(Duration::toNanos).orElse(0L));
-        break;
-      default:
-        StopReason reason = event.stopReason().orElse(null);
-        if (event.isTerminal() && reason != null) {
-          callEnded(event.policy(), budget, event.criticality(), reason, event.attempt(),
-              event.verdict().orElse(null), event.elapsed().toNanos());
-        }
-    }
+    CallObservers.dispatch(event, this);
   }
 
   @Override
