@@ -133,7 +133,7 @@ final class DependencyNode extends Node {
   @Override
   NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
     return new NodeReport(name, NodeReport.Kind.DEPENDENCY, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, dependency.capacity(), occupancy.peak(), occupancy.mean(), queue.peak(),
+        entryCallsPerPhase, receivedPerSecond, dependency.capacity(), occupancy.peak(), occupancy.mean(), queue.peak(),
         refusedOutage + refusedFull, failedAttempts, 0, 0);
   }
 

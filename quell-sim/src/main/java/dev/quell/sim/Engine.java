@@ -49,7 +49,9 @@ final class Engine {
   private final ResilienceContext[] contexts;
   private long pending;
   private @Nullable Throwable failure;
+  private int sampled;
   private final Runnable arrival = this::arrive;
+  private final Runnable sampler = this::sample;
   private final Consumer<Outcome<Object>> entryDone = o -> pending--;
 
   Engine(Simulation simulation, long seed) {
@@ -145,10 +147,7 @@ final class Engine {
 
   SimulationReport run() {
     clock.schedule(arrival, gap());
-    for (int s = 0; s < seconds; s++) {
-      int index = s;
-      clock.schedule(() -> sample(index), Math.min(end, (s + 1) * SECOND));
-    }
+    clock.schedule(sampler, Math.min(end, SECOND));
     clock.run(end, () -> failure != null);
     if (failure == null && pending > 0) {
       clock.run(end + DRAIN_LIMIT, () -> pending == 0 || failure != null);
@@ -188,9 +187,14 @@ final class Engine {
     return (long) (-Math.log(1.0 - arrivals.nextDouble()) * meanGapNanos);
   }
 
-  private void sample(int s) {
+  /** Records each edge's budget balance at the end of a second, then schedules the next sample. */
+  private void sample() {
+    int s = sampled++;
     for (Edge e : edges) {
       e.sample(s);
+    }
+    if (sampled < seconds) {
+      clock.schedule(sampler, Math.min(end, (sampled + 1) * SECOND) - clock.nanoTime());
     }
   }
 

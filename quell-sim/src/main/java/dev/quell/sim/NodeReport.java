@@ -27,6 +27,7 @@ public final class NodeReport {
   private final long paths;
   private final long entryCalls;
   private final List<Double> perCallByPhase;
+  private final long[] perSecond;
   private final OptionalInt capacity;
   private final double peakOccupancy;
   private final double meanOccupancy;
@@ -37,7 +38,7 @@ public final class NodeReport {
   private final long failedRequests;
 
   NodeReport(String name, Kind kind, long attempts, long paths, long entryCalls, long[] attemptsPerPhase,
-      long[] entryCallsPerPhase, OptionalInt capacity, double peakOccupancy, double meanOccupancy, double peakQueue,
+      long[] entryCallsPerPhase, long[] attemptsPerSecond, OptionalInt capacity, double peakOccupancy, double meanOccupancy, double peakQueue,
       long refused, long failedAttempts, long answered, long failedRequests) {
     this.name = name;
     this.kind = kind;
@@ -49,6 +50,7 @@ public final class NodeReport {
       byPhase.add(entryCallsPerPhase[i] == 0 ? Double.NaN : (double) attemptsPerPhase[i] / entryCallsPerPhase[i]);
     }
     this.perCallByPhase = Collections.unmodifiableList(byPhase);
+    this.perSecond = attemptsPerSecond.clone();
     this.capacity = capacity;
     this.peakOccupancy = peakOccupancy;
     this.meanOccupancy = meanOccupancy;
@@ -91,6 +93,11 @@ public final class NodeReport {
    */
   public List<Double> attemptsPerCallByPhase() {
     return perCallByPhase;
+  }
+
+  /** Attempts that arrived in each second of the run (a copy). */
+  public long[] attemptsPerSecond() {
+    return perSecond.clone();
   }
 
   /** Its capacity, for a dependency that has one. */

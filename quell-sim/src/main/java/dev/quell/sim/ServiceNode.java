@@ -46,7 +46,7 @@ final class ServiceNode extends Node {
   @Override
   NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
     return new NodeReport(name, NodeReport.Kind.SERVICE, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, java.util.OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0, answered,
+        entryCallsPerPhase, receivedPerSecond, java.util.OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0, answered,
         failedRequests);
   }
 

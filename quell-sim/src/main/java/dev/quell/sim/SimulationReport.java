@@ -404,6 +404,22 @@ public final class SimulationReport {
     json.field("demand", demand).field("diagnosis", diagnosis.name()).field("explanation", explanation)
         .field("calls", calls()).field("attempts", attempts()).field("retries", retries())
         .field("retriesRefused", retriesRefused()).field("events", events);
+    json.name("stopReasons").beginObject();
+    for (Map.Entry<StopReason, Long> e : stopReasons().entrySet()) {
+      json.field(e.getKey().name(), e.getValue());
+    }
+    json.endObject();
+    Quantiles q = latency();
+    json.name("latencyMs").beginObject().field("p50", q.p50().toNanos() / 1e6).field("p90", q.p90().toNanos() / 1e6)
+        .field("p99", q.p99().toNanos() / 1e6).field("p999", q.p999().toNanos() / 1e6)
+        .field("max", q.max().toNanos() / 1e6).endObject();
+    if (!availabilityBy().isEmpty()) {
+      json.name("availabilityByCriticality").beginObject();
+      for (Map.Entry<Criticality, Double> e : availabilityBy().entrySet()) {
+        json.field(e.getKey().name(), e.getValue());
+      }
+      json.endObject();
+    }
     json.name("entry").beginObject();
     entry.writeSummary(json);
     json.endObject();

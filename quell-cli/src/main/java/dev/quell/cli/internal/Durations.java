@@ -1,0 +1,46 @@
+package dev.quell.cli.internal;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Reads durations as people write them: "160ms", "1.5s", "2m", "1h", "2:00" (minutes:seconds), "PT2M". */
+final class Durations {
+  private static final Pattern UNIT = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|min|h)");
+  private static final Pattern CLOCK = Pattern.compile("(\\d+):(\\d{2})(?:\\.(\\d{1,3}))?");
+
+  private Durations() {}
+
+  static Duration parse(String text, String what) {
+    String t = text.trim();
+    Matcher m = UNIT.matcher(t);
+    if (m.matches()) {
+      BigDecimal n = new BigDecimal(m.group(1));
+      BigDecimal nanosPerUnit;
+      switch (m.group(2)) {
+        case "ms": nanosPerUnit = BigDecimal.valueOf(1_000_000L); break;
+        case "s": nanosPerUnit = BigDecimal.valueOf(1_000_000_000L); break;
+        case "h": nanosPerUnit = BigDecimal.valueOf(3_600_000_000_000L); break;
+        default: nanosPerUnit = BigDecimal.valueOf(60_000_000_000L);
+      }
+      return Duration.ofNanos(n.multiply(nanosPerUnit).longValueExact());
+    }
+    m = CLOCK.matcher(t);
+    if (m.matches()) {
+      String millis = m.group(3) == null ? "0" : (m.group(3) + "00").substring(0, 3);
+      return Duration.ofMinutes(Long.parseLong(m.group(1))).plusSeconds(Long.parseLong(m.group(2)))
+          .plusMillis(Long.parseLong(millis));
+    }
+    if (t.startsWith("P") || t.startsWith("p")) {
+      try {
+        return Duration.parse(t);
+      } catch (DateTimeParseException e) {
+        // fall through to the message below
+      }
+    }
+    throw new ScenarioException(what + " must be a duration such as 160ms, 1.5s, 2m, 2:00 or PT2M, was \"" + text
+        + "\"");
+  }
+}
