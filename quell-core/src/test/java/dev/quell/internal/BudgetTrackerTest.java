@@ -19,21 +19,7 @@ import org.junit.jupiter.api.Test;
  * drain, which reports the groups and policy tags that lost their last budget.
  */
 class BudgetTrackerTest {
-  /** A clock that never moves, so token counts are exact. */
-  static final TimeSource STILL = new TimeSource() {
-    @Override
-    public long nanoTime() {
-      return 1_000_000_000L;
-    }
-
-    @Override
-    public void sleep(long nanos) {}
-
-    @Override
-    public Scheduled schedule(Runnable task, long delayNanos) {
-      return () -> true;
-    }
-  };
+  private static final TimeSource STILL = new StillTime();
 
   /** Events as a binding sees them, in order. */
   static class Recorded implements BudgetTracker.Events<String> {

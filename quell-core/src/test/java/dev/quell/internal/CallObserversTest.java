@@ -8,14 +8,11 @@ import dev.quell.ResilienceEvent;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
-import dev.quell.TimeSource;
 import dev.quell.Verdict;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -85,27 +82,7 @@ class CallObserversTest {
 
   /** A still clock with seeded jitter, so both runs see the same delays. */
   private static Resilience policy() {
-    Random random = new Random(42);
-    TimeSource time = new TimeSource() {
-      @Override
-      public long nanoTime() {
-        return 1_000_000_000L;
-      }
-
-      @Override
-      public void sleep(long nanos) {}
-
-      @Override
-      public Scheduled schedule(Runnable task, long delayNanos) {
-        return () -> true;
-      }
-
-      @Override
-      public RandomGenerator random() {
-        return random;
-      }
-    };
-    return Resilience.DEFAULT.withName("inventory").withAttempts(3).withTimeSource(time);
+    return Resilience.DEFAULT.withName("inventory").withAttempts(3).withTimeSource(new StillTime());
   }
 
   private static void calls(Resilience policy, IOException failure) {
