@@ -35,68 +35,55 @@ final class PolicyMeters {
 
   Counter attempts(int kind) {
     Counter c = attempts.get(kind);
-    if (c == null) {
-      c = Counter.builder(TelemetryNames.ATTEMPTS)
-          .description("Attempts started, the first included; attempts / calls is the load multiplier")
-          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_KIND, TelemetryNames.kindName(kind))
-          .register(registry);
-      made.add(c);
-      attempts.set(kind, c);
-    }
-    return c;
+    return c != null ? c : counter(attempts, kind, TelemetryNames.ATTEMPTS,
+        "Attempts started, the first included; attempts / calls is the load multiplier",
+        TelemetryNames.TAG_KIND, TelemetryNames.kindName(kind));
   }
 
   Counter calls(StopReason reason) {
-    int i = reason.ordinal();
-    Counter c = calls.get(i);
-    if (c == null) {
-      c = Counter.builder(TelemetryNames.CALLS).description("Calls ended, by stop reason")
-          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_OUTCOME, reason.name())
-          .register(registry);
-      made.add(c);
-      calls.set(i, c);
-    }
-    return c;
+    Counter c = calls.get(reason.ordinal());
+    return c != null ? c : counter(calls, reason.ordinal(), TelemetryNames.CALLS, "Calls ended, by stop reason",
+        TelemetryNames.TAG_OUTCOME, reason.name());
   }
 
   Counter rejections(StopReason reason) {
-    int i = reason.ordinal();
-    Counter c = rejections.get(i);
-    if (c == null) {
-      c = Counter.builder(TelemetryNames.REJECTIONS)
-          .description("Calls Quell ended by refusing work: budget, breaker, limiter or draining")
-          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_OUTCOME, reason.name())
-          .register(registry);
-      made.add(c);
-      rejections.set(i, c);
-    }
-    return c;
+    Counter c = rejections.get(reason.ordinal());
+    return c != null ? c : counter(rejections, reason.ordinal(), TelemetryNames.REJECTIONS,
+        "Calls Quell ended by refusing work: budget, breaker, limiter or draining",
+        TelemetryNames.TAG_OUTCOME, reason.name());
   }
 
   Timer callDuration(StopReason reason) {
-    int i = reason.ordinal();
-    Timer t = callDurations.get(i);
-    if (t == null) {
-      t = Timer.builder(TelemetryNames.CALL_DURATION)
-          .description("Time from the start of a call to its end, backoff and pauses included")
-          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_OUTCOME, reason.name())
-          .register(registry);
-      made.add(t);
-      callDurations.set(i, t);
-    }
-    return t;
+    Timer t = callDurations.get(reason.ordinal());
+    return t != null ? t : timer(callDurations, reason.ordinal(), TelemetryNames.CALL_DURATION,
+        "Time from the start of a call to its end, backoff and pauses included",
+        TelemetryNames.TAG_OUTCOME, reason.name());
   }
 
   Timer attemptDuration(int verdict) {
     Timer t = attemptDurations.get(verdict);
-    if (t == null) {
-      t = Timer.builder(TelemetryNames.ATTEMPT_DURATION).description("Time one attempt ran, by the verdict on it")
-          .tag(TelemetryNames.TAG_POLICY, policy).tag(TelemetryNames.TAG_VERDICT, TelemetryNames.verdictName(verdict))
-          .register(registry);
-      made.add(t);
-      attemptDurations.set(verdict, t);
-    }
-    return t;
+    return t != null ? t : timer(attemptDurations, verdict, TelemetryNames.ATTEMPT_DURATION,
+        "Time one attempt ran, by the verdict on it", TelemetryNames.TAG_VERDICT, TelemetryNames.verdictName(verdict));
+  }
+
+  /** Registers the counter of slot {@code i} on first use (cold: once per policy name and tag value). */
+  private Counter counter(AtomicReferenceArray<Counter> slots, int i, String name, String description, String tag,
+      String value) {
+    return keep(slots, i, Counter.builder(name).description(description)
+        .tag(TelemetryNames.TAG_POLICY, policy).tag(tag, value).register(registry));
+  }
+
+  /** Registers the timer of slot {@code i} on first use (cold: once per policy name and tag value). */
+  private Timer timer(AtomicReferenceArray<Timer> slots, int i, String name, String description, String tag,
+      String value) {
+    return keep(slots, i, Timer.builder(name).description(description)
+        .tag(TelemetryNames.TAG_POLICY, policy).tag(tag, value).register(registry));
+  }
+
+  private <M extends Meter> M keep(AtomicReferenceArray<M> slots, int i, M meter) {
+    made.add(meter);
+    slots.set(i, meter);
+    return meter;
   }
 
   /** Takes this policy name's meters out of the registry. */
