@@ -88,7 +88,8 @@ public final class Dependency implements Target {
    */
   public Dependency capacity(int concurrent) {
     if (concurrent < 1) {
-      throw new IllegalArgumentException("dependency capacity must be at least 1 concurrent attempt, was " + concurrent);
+      throw new IllegalArgumentException(
+          "dependency capacity must be at least 1 concurrent attempt, was " + concurrent);
     }
     return new Dependency(name, p50, p99, concurrent, queueLimit, errorRate, incidents);
   }

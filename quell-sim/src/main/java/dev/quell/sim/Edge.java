@@ -83,8 +83,11 @@ final class Edge {
     CompletableFuture<Outcome<Object>> outcome;
     // always open a context, even an empty one: the calls must never see a context of the thread that
     // started the simulation (its deadline would be on the real clock)
-    try (ResilienceContext.Scope ignored = context.open()) {
+    ResilienceContext.Scope scope = context.open();
+    try {
       outcome = policy.runAsync(attempt -> attempt(c, attempt));
+    } finally {
+      scope.close();
     }
     outcome.whenComplete((o, failure) -> {
       try {

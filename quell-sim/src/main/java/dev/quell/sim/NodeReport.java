@@ -38,7 +38,8 @@ public final class NodeReport {
   private final long failedRequests;
 
   NodeReport(String name, Kind kind, long attempts, long paths, long entryCalls, long[] attemptsPerPhase,
-      long[] entryCallsPerPhase, long[] attemptsPerSecond, OptionalInt capacity, double peakOccupancy, double meanOccupancy, double peakQueue,
+      long[] entryCallsPerPhase, long[] attemptsPerSecond, OptionalInt capacity, double peakOccupancy,
+      double meanOccupancy, double peakQueue,
       long refused, long failedAttempts, long answered, long failedRequests) {
     this.name = name;
     this.kind = kind;

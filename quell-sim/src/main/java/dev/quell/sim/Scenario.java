@@ -67,7 +67,10 @@ public final class Scenario {
     return new Scenario(name, description, arms);
   }
 
-  /** The dependency of the reference scenario: p50 20 ms, p99 100 ms, room for 400, eight times slower from 2:00 to 3:00. */
+  /**
+   * The dependency of the reference scenario: p50 20 ms, p99 100 ms, room for 400 concurrent
+   * attempts, eight times slower from 2:00 to 3:00.
+   */
   public static Dependency referenceDependency() {
     return Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
         .capacity(400)

@@ -135,7 +135,8 @@ public final class ScenarioResult {
       if (reason == StopReason.SUCCEEDED) {
         continue;
       }
-      boolean any = arms.stream().anyMatch(a -> a.bands().reports().stream().anyMatch(r -> r.entry().stopped(reason) > 0));
+      boolean any = arms.stream()
+          .anyMatch(a -> a.bands().reports().stream().anyMatch(r -> r.entry().stopped(reason) > 0));
       if (any) {
         rows.add(row("stopped: " + reason.name().toLowerCase(Locale.ROOT).replace('_', ' '),
             a -> count(a, r -> (double) r.entry().stopped(reason))));
@@ -169,8 +170,8 @@ public final class ScenarioResult {
         }
       }
     }
-    rows.add(row("diagnosis", a -> a.bands().diagnosis().label()
-        + (single ? "" : " (" + a.bands().diagnoses().getOrDefault(a.bands().diagnosis(), 0L) + "/" + seeds.length + ")")));
+    rows.add(row("diagnosis", a -> a.bands().diagnosis().label() + (single ? ""
+        : " (" + a.bands().diagnoses().getOrDefault(a.bands().diagnosis(), 0L) + "/" + seeds.length + ")")));
 
     int[] widths = new int[columns];
     for (String[] r : rows) {
@@ -206,10 +207,13 @@ public final class ScenarioResult {
   }
 
   private static String cell(Band band, DoubleFunction<String> format) {
+    String median = format.apply(band.median());
     if (band.isPoint() || Double.isNaN(band.min())) {
-      return format.apply(band.median());
+      return median;
     }
-    return format.apply(band.median()) + " [" + format.apply(band.min()) + "–" + format.apply(band.max()) + "]";
+    String min = format.apply(band.min());
+    String max = format.apply(band.max());
+    return min.equals(max) ? median : median + " [" + min + "–" + max + "]";
   }
 
   private static String count(ArmResult a, java.util.function.ToDoubleFunction<SimulationReport> metric) {

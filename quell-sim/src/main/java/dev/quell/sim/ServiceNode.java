@@ -4,6 +4,7 @@ import dev.quell.Outcome;
 import dev.quell.ResilienceContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -46,8 +47,8 @@ final class ServiceNode extends Node {
   @Override
   NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
     return new NodeReport(name, NodeReport.Kind.SERVICE, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, receivedPerSecond, java.util.OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0, answered,
-        failedRequests);
+        entryCallsPerPhase, receivedPerSecond, OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0,
+        answered, failedRequests);
   }
 
   /** One request: which downstream call is next. */

@@ -71,11 +71,14 @@ class PolicyOnTheSimulationClockTest {
     // a real-clock deadline that has already passed on the caller's thread must not end simulated calls
     dev.quell.ResilienceContext expired = dev.quell.ResilienceContext.current().withDeadline(Duration.ZERO);
     SimulationReport r;
-    try (dev.quell.ResilienceContext.Scope ignored = expired.open()) {
+    dev.quell.ResilienceContext.Scope scope = expired.open();
+    try {
       r = Simulate.policy(Scenario.referencePolicy(RetryBudget.NONE))
           .against(Dependency.latency(Duration.ofMillis(5), Duration.ofMillis(10)))
           .lasting(Duration.ofSeconds(5))
           .run(1);
+    } finally {
+      scope.close();
     }
     assertThat(r.availability()).isEqualTo(1.0);
   }

@@ -81,8 +81,8 @@ public final class SimulateCommand implements Callable<Integer> {
         default:
           Path file = Paths.get(scenario);
           if (!Files.isRegularFile(file)) {
-            throw new ScenarioException("--scenario must be reference, fleet, topology or a YAML file; there is no file "
-                + file.toAbsolutePath());
+            throw new ScenarioException("--scenario must be reference, fleet, topology or a YAML file;"
+                + " there is no file " + file.toAbsolutePath());
           }
           ScenarioFile parsed = ScenarioFile.read(file);
           chosen = parsed.scenario();

@@ -1,0 +1,123 @@
+package dev.quell.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quell.Backoff;
+import dev.quell.Resilience;
+import dev.quell.RetryBudget;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The Java examples of docs/simulation.md, verbatim where the page shows code. */
+class DocsExamplesTest {
+
+  private static Resilience inventoryPolicy() {
+    Resilience policy = Resilience.DEFAULT.with(s -> s
+        .name("inventory")
+        .attempts(3)
+        .attemptTimeout(Duration.ofMillis(160))
+        .backoff(Backoff.exponential(Duration.ofMillis(50)))
+        .deadline(Duration.ofSeconds(1)));
+    return policy;
+  }
+
+  private static Dependency inventory() {
+    Dependency inventory = Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
+        .named("inventory")
+        .capacity(400)
+        .incident(Incident.brownout(8).between(Duration.ofMinutes(2), Duration.ofMinutes(3)));
+    return inventory;
+  }
+
+  @Test
+  void theReferencePolicyAsTheDocsShowIt() {
+    Resilience shown = Resilience.DEFAULT.with(s -> s
+        .attempts(3)
+        .attemptTimeout(Duration.ofMillis(160))
+        .backoff(Backoff.exponential(Duration.ofMillis(50)))
+        .deadline(Duration.ofSeconds(1))
+        .budget(RetryBudget.NONE));       // "budget off"; the other arm keeps RetryBudget.AUTOMATIC
+    assertThat(shown.withName("reference")).isEqualTo(Scenario.referencePolicy(RetryBudget.NONE));
+  }
+
+  @Test
+  void modellingYourOwnDependency() {
+    Resilience policy = inventoryPolicy();
+    Dependency inventory = inventory();
+
+    SimulationReport report = Simulate.policy(policy)
+        .against(inventory)
+        .under(Load.perSecond(500).peers(15))
+        .lasting(Duration.ofMinutes(5))
+        .run(42);
+
+    report.loadMultiplier();   // attempts ÷ calls
+    report.worstSecond();      // and report.worstSecondAt(), in seconds from the start
+    report.phases();           // availability before, during and after the brownout
+    report.timeToRecover();    // empty if it had not recovered when the run ended
+    report.diagnosis();        // HEALTHY, RETRY_STORM, METASTABLE_FAILURE or CAPACITY_PROBLEM
+    report.series();           // one Second per second: offered, attempts, refusals, tokens, occupancy…
+    report.toJson();
+
+    assertThat(report.phases()).hasSize(3);
+    assertThat(report.diagnosis()).isEqualTo(Diagnosis.HEALTHY);
+    assertThat(report.timeToRecover()).isPresent();
+  }
+
+  @Test
+  void bandsAndScenarios() {
+    Resilience policy = inventoryPolicy();
+    Dependency inventory = inventory();
+
+    SimulationBands bands = Simulate.policy(policy).against(inventory).under(Load.perSecond(500))
+        .runSeeds(1, 2, 3, 4, 5);
+    Band worst = bands.worstSecond();   // worst.median(), worst.min(), worst.max()
+    assertThat(worst.max()).isLessThan(1.2);
+
+    Load load = Load.perSecond(500).peers(15);
+    Scenario scenario = Scenario.of("inventory", "budget off and on, 16 pods", List.of(
+        new Scenario.Arm("budget off", Simulate.policy(policy.withBudget(RetryBudget.NONE)).against(inventory).under(load)),
+        new Scenario.Arm("budget on", Simulate.policy(policy).against(inventory).under(load))));
+    String table = scenario.run(1).toTable();
+    assertThat(table).contains("budget off", "budget on", "load multiplier");
+  }
+
+  @Test
+  void aBudgetOfYourOwnOnTheSimulationClock() {
+    Resilience policy = inventoryPolicy();
+    SimulationReport report = Simulate.policy(clock -> policy.withBudget(RetryBudget.of(0.2, 5, clock)))
+        .against(inventory())
+        .under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(3))
+        .run(1);
+    assertThat(report.retriesRefused()).isPositive();
+  }
+
+  @Test
+  void topologies() {
+    Resilience fourAttempts = Resilience.DEFAULT.withAttempts(4).withBudget(RetryBudget.NONE);
+    Dependency database = Dependency.latency(Duration.ofMillis(5), Duration.ofMillis(50))
+        .named("database")
+        .incident(Incident.outage().between(Duration.ofSeconds(30), Duration.ofSeconds(90)));
+    Service backend = Service.named("backend").calls(database, fourAttempts);
+    Service frontend = Service.named("frontend").calls(backend, fourAttempts);
+
+    SimulationReport layers = Simulate.policy(fourAttempts)
+        .against(frontend)
+        .under(Load.perSecond(100))
+        .lasting(Duration.ofMinutes(2))
+        .run(1);
+    layers.node("database").attemptsPerCallByPhase();   // about 64 during the outage (1.1 with budgets)
+    layers.edges();                                      // every caller → target edge, each with its own numbers
+
+    assertThat(layers.node("database").attemptsPerCallByPhase().get(1)).isBetween(60.0, 64.5);
+    assertThat(layers.edges()).hasSize(3);
+
+    SimulationReport withBudgets = Simulate.policy(fourAttempts.withBudget(RetryBudget.AUTOMATIC))
+        .against(Service.named("frontend").calls(Service.named("backend")
+            .calls(database, fourAttempts.withBudget(RetryBudget.AUTOMATIC)), fourAttempts.withBudget(RetryBudget.AUTOMATIC)))
+        .under(Load.perSecond(100)).lasting(Duration.ofMinutes(2)).run(1);
+    assertThat(withBudgets.node("database").attemptsPerCallByPhase().get(1)).isLessThan(1.2);
+  }
+}
