@@ -131,6 +131,14 @@ public class RetryOverheadBenchmark {
     }
   }
 
+  // ------------------------------------------------------------------ for scale
+
+  /** One read of the monotonic clock: what Quell keeps off the success path (see {@code docs/benchmarks.md}). */
+  @Benchmark
+  public long clockRead() {
+    return System.nanoTime();
+  }
+
   // ------------------------------------------------------------------ success path
 
   @Benchmark

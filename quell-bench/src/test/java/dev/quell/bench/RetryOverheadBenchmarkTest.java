@@ -36,6 +36,12 @@ class RetryOverheadBenchmarkTest {
   }
 
   @Test
+  void clockReadIsMonotonic() {
+    long first = benchmark.clockRead();
+    assertThat(benchmark.clockRead()).isGreaterThanOrEqualTo(first);
+  }
+
+  @Test
   void failOncePathRetriesOnceAndReturnsTheValueInEveryLibrary() throws Exception {
     for (int i = 0; i < 3; i++) {
       assertThat(benchmark.failOnceDirect(work)).isEqualTo("ok");
