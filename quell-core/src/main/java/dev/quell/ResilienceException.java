@@ -10,4 +10,9 @@ public class ResilienceException extends RuntimeException {
   public ResilienceException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
+
+  /** Creates an exception that fills in its stack trace only if {@code writableStackTrace}. */
+  protected ResilienceException(String message, @Nullable Throwable cause, boolean writableStackTrace) {
+    super(message, cause, true, writableStackTrace);
+  }
 }
