@@ -5,9 +5,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Per-thread state of synchronous calls: a stack of frames, one per open {@link ResilienceContext}
- * scope and one per running attempt. It lets an attempt publish its call's deadline and
- * criticality to calls nested inside it without allocating, and gives each nesting level its own
- * watchdog slot so a nested call's attempt timer never disturbs the outer one.
+ * scope and one per running slow-path attempt, plus the one first-attempt fast path that may be
+ * running. It lets an attempt publish its end and criticality to calls nested inside it without
+ * allocating, and gives each nesting level its own watchdog slot so a nested call's attempt timer
+ * never disturbs the outer one.
+ *
+ * <p>The fast path pushes no frame: the watchdog slot it arms anyway is its frame. Arming records
+ * how deep the frame stack was, so {@link #context()} can tell whether the fast attempt or a frame
+ * pushed inside it is innermost. (Pushing a frame cost the success path about 6 ns, measured.)
  *
  * <p>One {@link ThreadLocal} lookup per call; frames and slots are reused.
  */
@@ -16,6 +21,12 @@ final class Ambient {
 
   private Frame[] frames = new Frame[4];
   private int depth;
+  /** The first-attempt fast path's slot; armed while a fast attempt runs on this thread. */
+  private Watchdog.@Nullable Slot fastSlot;
+  /** The frame depth when the fast attempt started: frames above it were pushed inside it. */
+  private int fastDepth;
+  /** The fast attempt's call may retry. */
+  private boolean fastRetries;
 
   static Ambient get() {
     return CURRENT.get();
@@ -27,8 +38,6 @@ final class Ambient {
     @Nullable ResilienceContext context;
     /** Attempt frames: the call's deadline on {@link #time}, or Long.MAX_VALUE. */
     long deadlineNanos;
-    /** Attempt frames whose call start is not known yet (fast path): the deadline's length from the attempt's start. */
-    long deadlineLength;
     @Nullable TimeSource time;
     @Nullable Criticality criticality;
     /** The call this attempt belongs to may retry. */
@@ -42,6 +51,28 @@ final class Ambient {
       }
       return s;
     }
+  }
+
+  /** Arms the fast path's slot for its attempt; the caller must check {@link #inFastAttempt()} first. */
+  Watchdog.Slot armFast(long timeoutNanos, boolean retries) {
+    Watchdog.Slot s = fastSlot;
+    if (s == null) {
+      s = fastSlot = Watchdog.INSTANCE.newSlot();
+    }
+    fastDepth = depth;
+    fastRetries = retries;
+    return s.arm(timeoutNanos);
+  }
+
+  /** True while a fast-path attempt runs on this thread. */
+  boolean inFastAttempt() {
+    Watchdog.Slot s = fastSlot;
+    return s != null && s.isArmed();
+  }
+
+  /** The number of frames. */
+  int depth() {
+    return depth;
   }
 
   Frame push() {
@@ -71,34 +102,34 @@ final class Ambient {
     }
   }
 
-  @Nullable Frame top() {
-    return depth == 0 ? null : frames[depth - 1];
+  /** The innermost context, materialized if it is an attempt; null when there is none. */
+  @Nullable ResilienceContext context() {
+    Watchdog.Slot fast = fastSlot;
+    if (fast != null && fast.isArmed() && fastDepth == depth) {
+      // the fast attempt is innermost: it ends min(attempt timeout, time left) after it began
+      ResilienceContext c = depth == 0 ? ResilienceContext.EMPTY : contextAt(depth - 1);
+      TimeSource t = TimeSource.system();
+      long now = t.nanoTime();
+      if (fast.timeoutNanos() != Long.MAX_VALUE) {
+        c = c.withDeadlineAt(Call.saturatedAdd(fast.startEstimate(now), fast.timeoutNanos()), t);
+      }
+      return clampToDrain(c, t);
+    }
+    return depth == 0 ? null : contextAt(depth - 1);
   }
 
-  /** The innermost context, materialized if it is an attempt frame; null when there is none. */
-  @Nullable ResilienceContext context() {
-    Frame f = top();
-    if (f == null) {
-      return null;
-    }
+  private ResilienceContext contextAt(int index) {
+    Frame f = frames[index];
     if (f.context != null) {
       return f.context;
     }
     TimeSource t = f.time;
     ResilienceContext c = ResilienceContext.EMPTY;
     if (t != null) {
-      long deadline = f.deadlineNanos;
-      if (deadline == Long.MAX_VALUE && f.deadlineLength != Long.MAX_VALUE) {
-        long now = t.nanoTime();
-        deadline = Call.saturatedAdd(f.slot != null ? f.slot.startEstimate(now) : now, f.deadlineLength);
+      if (f.deadlineNanos != Long.MAX_VALUE) {
+        c = c.withDeadlineAt(f.deadlineNanos, t);
       }
-      if (deadline != Long.MAX_VALUE) {
-        c = c.withDeadlineAt(deadline, t);
-      }
-    }
-    Draining.State draining = Draining.state();
-    if (draining != null && t != null) {
-      c = c.withDeadlineAt(draining.endOn(t, t.nanoTime()), t); // nested work ends with the grace
+      c = clampToDrain(c, t);
     }
     if (f.criticality != null) {
       c = c.withCriticality(f.criticality);
@@ -106,14 +137,23 @@ final class Ambient {
     return c;
   }
 
-  /** True when the innermost attempt frame belongs to a call that may retry. */
+  private static ResilienceContext clampToDrain(ResilienceContext c, TimeSource t) {
+    Draining.State draining = Draining.state();
+    return draining == null ? c : c.withDeadlineAt(draining.endOn(t, t.nanoTime()), t); // nested work ends with the grace
+  }
+
+  /** True when the innermost attempt belongs to a call that may retry. */
   boolean insideRetryingCall() {
+    boolean inFast = inFastAttempt();
     for (int i = depth - 1; i >= 0; i--) {
+      if (inFast && i < fastDepth) {
+        return fastRetries;
+      }
       Frame f = frames[i];
       if (f.context == null) {
         return f.retries;
       }
     }
-    return false;
+    return inFast && fastRetries;
   }
 }

@@ -37,7 +37,7 @@ final class AsyncExecution<T> {
   private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work) {
     this.time = policy.timeSource();
     Ambient ambient = Ambient.get();
-    ResilienceContext outer = ambient.top() == null ? null : ambient.context();
+    ResilienceContext outer = ambient.context();
     this.call = new Call(policy, time.nanoTime(), outer);
     if (ambient.insideRetryingCall()) {
       call.nestedInsideRetryingCall(call.startNanos);

@@ -21,11 +21,11 @@ final class SyncExecution {
   static <T> @Nullable T execute(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work)
       throws Exception {
     Ambient ambient = Ambient.get();
-    ResilienceContext outer = ambient.top() == null ? null : ambient.context();
     if (callable != null && policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE
-        && !Draining.isDraining() && (outer == null || !outer.hasDeadline() || !policy.useAmbientDeadline())) {
-      return fastExecute(policy, callable, ambient, outer);
+        && !ambient.inFastAttempt() && !Draining.isDraining()) {
+      return fastExecute(policy, callable, ambient);
     }
+    ResilienceContext outer = ambient.context();
     Call call = start(policy, ambient, outer);
     drive(call, callable, work, Call.RETRY, true, ambient, outer);
     return finish(call);
@@ -33,7 +33,7 @@ final class SyncExecution {
 
   static <T> Outcome<T> run(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work) {
     Ambient ambient = Ambient.get();
-    ResilienceContext outer = ambient.top() == null ? null : ambient.context();
+    ResilienceContext outer = ambient.context();
     Call call = start(policy, ambient, outer);
     drive(call, callable, work, Call.RETRY, true, ambient, outer);
     if (call.stopReason == StopReason.CANCELLED) {
@@ -51,25 +51,31 @@ final class SyncExecution {
     return call;
   }
 
-  private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable, Ambient ambient,
-      @Nullable ResilienceContext outer) throws Exception {
+  private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
+    // Only an explicitly opened context can be outside us here: the fast path is never nested in another.
+    ResilienceContext outer = ambient.depth() == 0 ? null : ambient.context();
+    long timeout = policy.firstAttemptTimeoutNanos;
+    long knownStart = Long.MIN_VALUE;
+    if (outer != null && policy.useAmbientDeadline() && outer.hasDeadline()) {
+      knownStart = System.nanoTime(); // an ambient deadline is measured from now: one clock read
+      long left = outer.deadlineOn(policy.timeSource(), knownStart) - knownStart;
+      if (left <= 0) {
+        Call call = start(policy, ambient, outer); // the core ends it: DEADLINE_EXCEEDED, no attempt
+        drive(call, callable, null, Call.RETRY, true, ambient, outer);
+        return finish(call);
+      }
+      timeout = Math.min(timeout, left);
+    }
     CallObserver[] observers = policy.observers;
     boolean observed = observers.length > 0;
+    Criticality criticality = outer != null && policy.useAmbientCriticality() ? outer.criticality() : Criticality.CRITICAL;
     long observedStart = 0;
     if (observed) {
       observedStart = System.nanoTime(); // durations are what observers are for
-      Call.notifyAttemptStarted(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, 1);
+      Call.notifyAttemptStarted(observers, policy.name(), policy.activeBudget(), criticality, 1);
     }
-    long timeout = policy.firstAttemptTimeoutNanos;
-    // publish the attempt to calls nested inside it: they must end when it does, min(attempt timeout,
-    // deadline) after its start, which the watchdog sights, so no clock is read here
-    Ambient.Frame frame = ambient.push();
-    frame.time = policy.timeSource();
-    frame.deadlineNanos = Long.MAX_VALUE;
-    frame.deadlineLength = timeout;
-    frame.criticality = outer != null && outer.hasCriticality() ? outer.criticality() : null;
-    frame.retries = policy.attempts() > 1;
-    Watchdog.Slot slot = timeout == Long.MAX_VALUE ? null : frame.slot().arm(timeout);
+    // The armed slot times the attempt and is its frame for nested calls; no clock read here.
+    Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
     T result = null;
     Throwable failure = null;
     try {
@@ -78,20 +84,19 @@ final class SyncExecution {
       failure = t;
     }
     // a value that arrives is used even if the timeout fired as it came back
-    boolean timedOut = slot != null && slot.disarm() && failure != null;
-    ambient.pop(frame);
+    boolean timedOut = slot.disarm() && failure != null;
     if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
       policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
       if (observed) {
         long took = System.nanoTime() - observedStart;
-        Call.notifyAttemptEnded(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, 1, Verdict.OK, null, took);
-        Call.notifyCallEnded(observers, policy.name(), policy.activeBudget(), Criticality.CRITICAL, StopReason.SUCCEEDED, 1,
+        Call.notifyAttemptEnded(observers, policy.name(), policy.activeBudget(), criticality, 1, Verdict.OK, null, took);
+        Call.notifyCallEnded(observers, policy.name(), policy.activeBudget(), criticality, StopReason.SUCCEEDED, 1,
             Verdict.OK, took);
       }
       return result;
     }
     long now = System.nanoTime();
-    long start = observed ? observedStart : slot != null ? slot.startEstimate(now) : now;
+    long start = observed ? observedStart : knownStart != Long.MIN_VALUE ? knownStart : slot.startEstimate(now);
     Call call = new Call(policy, start, outer);
     call.adoptFirstAttempt(start, timeout);
     int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
@@ -146,7 +151,6 @@ final class SyncExecution {
       Ambient.Frame frame = ambient.push();
       frame.time = time;
       frame.deadlineNanos = timeout == Long.MAX_VALUE ? Long.MAX_VALUE : Call.saturatedAdd(start, timeout);
-      frame.deadlineLength = Long.MAX_VALUE;
       frame.criticality = published;
       frame.retries = call.policy.attempts() > 1;
       AttemptTimer timer = timeout == Long.MAX_VALUE ? null

@@ -99,7 +99,17 @@ public final class Watchdog {
       return seenSequencePublished == (stamp >>> 2) ? seenAtPublished : fallback;
     }
 
-    /** Arms this slot for an attempt of at most {@code timeoutNanos}. Called by the owner only. */
+    /** True between {@link #arm} and {@link #disarm}. For the owner thread. */
+    public boolean isArmed() {
+      return (stamp & 3) != IDLE;
+    }
+
+    /** The timeout of the current (or last) arming. For the owner thread. */
+    public long timeoutNanos() {
+      return timeoutNanos;
+    }
+
+    /** Arms this slot for an attempt of at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: never fires on its own). Called by the owner only. */
     public Slot arm(long timeoutNanos) {
       this.timeoutNanos = timeoutNanos;
       long next = ((stamp >>> 2) + 1) << 2 | ARMED;

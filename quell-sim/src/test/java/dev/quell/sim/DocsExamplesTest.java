@@ -43,8 +43,17 @@ class DocsExamplesTest {
 
   @Test
   void modellingYourOwnDependency() {
-    Resilience policy = inventoryPolicy();
-    Dependency inventory = inventory();
+    Resilience policy = Resilience.DEFAULT.with(s -> s
+        .name("inventory")
+        .attempts(3)
+        .attemptTimeout(Duration.ofMillis(160))
+        .backoff(Backoff.exponential(Duration.ofMillis(50)))
+        .deadline(Duration.ofSeconds(1)));
+
+    Dependency inventory = Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
+        .named("inventory")
+        .capacity(400)
+        .incident(Incident.brownout(8).between(Duration.ofMinutes(2), Duration.ofMinutes(3)));
 
     SimulationReport report = Simulate.policy(policy)
         .against(inventory)
@@ -60,6 +69,7 @@ class DocsExamplesTest {
     report.series();           // one Second per second: offered, attempts, refusals, tokens, occupancy…
     report.toJson();
 
+    assertThat(policy).isEqualTo(inventoryPolicy());
     assertThat(report.phases()).hasSize(3);
     assertThat(report.diagnosis()).isEqualTo(Diagnosis.HEALTHY);
     assertThat(report.timeToRecover()).isPresent();
