@@ -96,8 +96,9 @@ class DocsExamplesTest {
   @Test
   void aBudgetOfYourOwnOnTheSimulationClock() {
     Resilience policy = inventoryPolicy();
+    Dependency inventory = inventory();
     SimulationReport report = Simulate.policy(clock -> policy.withBudget(RetryBudget.of(0.2, 5, clock)))
-        .against(inventory())
+        .against(inventory)
         .under(Load.perSecond(500))
         .lasting(Duration.ofMinutes(3))
         .run(1);
