@@ -86,6 +86,8 @@ public final class Resilience {
   final List<ResilienceListener> eventListeners;
   /** Listeners that observe through the allocation-free internal SPI. */
   final CallObserver[] observers;
+  /** Nothing watches and the clock is real: the plainest first-attempt fast path applies. */
+  final boolean unobservedOnRealClock;
 
   private Resilience(Settings s) {
     s.validate();
@@ -115,6 +117,7 @@ public final class Resilience {
     }
     this.eventListeners = List.copyOf(plain);
     this.observers = fast.toArray(new CallObserver[0]);
+    this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == dev.quell.internal.SystemTime.INSTANCE;
   }
 
   private static RetryBudget resolveBudget(RetryBudget configured, int attempts, String name, TimeSource time) {

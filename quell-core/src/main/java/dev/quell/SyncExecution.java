@@ -21,9 +21,29 @@ final class SyncExecution {
   static <T> @Nullable T execute(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work)
       throws Exception {
     Ambient ambient = Ambient.get();
-    if (callable != null && policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE
-        && !ambient.inFastAttempt() && !Draining.isDraining()) {
-      return fastExecute(policy, callable, ambient);
+    if (callable != null && !ambient.inFastAttempt() && !Draining.isDraining()) {
+      if (policy.unobservedOnRealClock && ambient.depth() == 0) {
+        // The plainest case, kept small so that it inlines: no listener, no observer, real clock,
+        // no ambient context. The armed slot times the attempt and is its frame; no clock is read.
+        Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, policy.attempts() > 1);
+        T result = null;
+        Throwable failure = null;
+        try {
+          result = callable.call();
+        } catch (Throwable t) {
+          failure = t;
+        }
+        // a value that arrives is used even if the timeout fired as it came back
+        boolean timedOut = slot.disarm() && failure != null;
+        if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
+          policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
+          return result;
+        }
+        return afterFailedFastAttempt(policy, callable, ambient, null, slot, Long.MIN_VALUE, 0, result, failure, timedOut);
+      }
+      if (policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
+        return fastExecute(policy, callable, ambient);
+      }
     }
     ResilienceContext outer = ambient.context();
     Call call = start(policy, ambient, outer);
@@ -95,10 +115,18 @@ final class SyncExecution {
       }
       return result;
     }
+    return afterFailedFastAttempt(policy, callable, ambient, outer, slot, observed ? observedStart : knownStart, timeout,
+        result, failure, timedOut);
+  }
+
+  /** Hands a first attempt that did not come back OK to the core, which decides from there. */
+  private static <T> @Nullable T afterFailedFastAttempt(Resilience policy, Callable<T> callable, Ambient ambient,
+      @Nullable ResilienceContext outer, Watchdog.Slot slot, long knownStart, long timeout, @Nullable Object result,
+      @Nullable Throwable failure, boolean timedOut) throws Exception {
     long now = System.nanoTime();
-    long start = observed ? observedStart : knownStart != Long.MIN_VALUE ? knownStart : slot.startEstimate(now);
+    long start = knownStart != Long.MIN_VALUE ? knownStart : slot.startEstimate(now);
     Call call = new Call(policy, start, outer);
-    call.adoptFirstAttempt(start, timeout);
+    call.adoptFirstAttempt(start, timeout == 0 ? slot.timeoutNanos() : timeout);
     int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
     drive(call, callable, null, action, false, ambient, outer);
     return finish(call);
