@@ -25,6 +25,8 @@ final class SyncExecution {
       if (policy.unobservedOnRealClock && ambient.depth() == 0) {
         // The plainest case, kept small so that it inlines: no listener, no observer, real clock,
         // no ambient context. The armed slot times the attempt and is its frame; no clock is read.
+        // It repeats the attempt block of fastExecute on purpose: folding the two together made the
+        // method too big to inline and cost the success path ~2 ns (RetryOverheadBenchmark).
         Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, policy.attempts() > 1);
         T result = null;
         Throwable failure = null;

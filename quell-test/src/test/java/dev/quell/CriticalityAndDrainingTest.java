@@ -9,6 +9,7 @@ import dev.quell.test.VirtualTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -134,7 +135,7 @@ class CriticalityAndDrainingTest {
     Resilience p = Resilience.DEFAULT.withBudget(RetryBudget.NONE).withAttemptTimeout(Duration.ofMinutes(5));
     Outcome<Object> o = p.run(() -> {
       Draining.begin(Duration.ofMillis(30));
-      Thread.sleep(60_000); // would hang the test if the grace did not cut it off
+      new CountDownLatch(1).await(); // blocks until interrupted: hangs the test if the grace did not cut it off
       return "never";
     });
     assertThat(o.stopReason()).isEqualTo(StopReason.DRAINING);

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -125,7 +126,7 @@ class PolicyTest {
     AtomicInteger attempts = new AtomicInteger();
     Outcome<Object> o = p.run(() -> {
       attempts.incrementAndGet();
-      Thread.sleep(60_000); // would hang the test if the watchdog did not interrupt it
+      new CountDownLatch(1).await(); // blocks until interrupted: hangs the test if the watchdog did not interrupt it
       return "never";
     });
     assertThat(o.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
@@ -163,7 +164,7 @@ class PolicyTest {
         .withAttemptTimeout(Duration.ofMillis(20));
     Outcome<Object> o = outer.run(() -> {
       Outcome<Object> in = inner.run(() -> {
-        Thread.sleep(60_000);
+        new CountDownLatch(1).await(); // blocks until its attempt timeout interrupts it
         return "never";
       });
       assertThat(in.failure()).get().isInstanceOf(AttemptTimeoutException.class);

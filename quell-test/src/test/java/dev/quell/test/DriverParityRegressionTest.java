@@ -52,10 +52,10 @@ class DriverParityRegressionTest {
 
   @Test
   void runKeepsTheInterruptFlagWhenTheCallerIsInterruptedDuringAnAttempt() {
-    // real clock: the work is interrupted inside Thread.sleep, which clears the flag as it throws
+    // real clock: the work is interrupted inside a blocking wait, which clears the flag as it throws
     Outcome<String> outcome = Resilience.DEFAULT.run(() -> {
       Thread.currentThread().interrupt();
-      Thread.sleep(1_000);
+      new java.util.concurrent.CountDownLatch(1).await();
       return "never";
     });
     boolean flag = Thread.interrupted();
