@@ -137,6 +137,33 @@ class PolicyTest {
 
   @Test
   @Timeout(30)
+  @org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
+  void onVirtualThreadsTheWatchdogEndsBlockedAttemptsToo() throws Exception {
+    java.util.concurrent.ExecutorService virtual = (java.util.concurrent.ExecutorService)
+        java.util.concurrent.Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+    try {
+      Resilience p = Resilience.DEFAULT.withAttempts(2).withBackoff(Backoff.NONE)
+          .withAttemptTimeout(Duration.ofMillis(20)).withBudget(RetryBudget.NONE);
+      List<java.util.concurrent.Future<Outcome<Object>>> calls = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        calls.add(virtual.submit(() -> p.run(() -> {
+          new CountDownLatch(1).await(); // blocks until the watchdog interrupts it
+          return "never";
+        })));
+      }
+      for (java.util.concurrent.Future<Outcome<Object>> call : calls) {
+        Outcome<Object> o = call.get();
+        assertThat(o.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+        assertThat(o.failure()).get().isInstanceOf(AttemptTimeoutException.class);
+        assertThat(o.attempts()).isEqualTo(2);
+      }
+    } finally {
+      virtual.shutdownNow();
+    }
+  }
+
+  @Test
+  @Timeout(30)
   void theFastPathHandsAFailedFirstAttemptToTheCore() throws Exception {
     // real clock and no listener: the first attempt runs on the allocation-free fast path
     Resilience p = Resilience.DEFAULT.withBackoff(Backoff.NONE);
