@@ -19,6 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * the first sighting also gives the caller an estimate of when the attempt began, should it fail and
  * need one.
  *
+ * <p>When nothing has been armed for a second the watchdog stops ticking (it parks for up to
+ * {@link #IDLE_PARK_NANOS} at a time) and the next {@code arm} wakes it, so an idle process pays
+ * nothing for it.
+ *
  * <p>The fire/disarm race is settled by the stamp: whoever moves it out of ARMED first wins. If the
  * watchdog won, the caller waits for the interrupt to be delivered and then clears it, so a timeout
  * never leaks an interrupt into the caller's later work.
@@ -27,6 +31,10 @@ import java.util.concurrent.locks.LockSupport;
 public final class Watchdog {
   /** Scan period. Timeouts fire between {@code timeout} and {@code timeout + 2 × tick} after the attempt starts. */
   public static final long TICK_NANOS = 2_000_000L;
+  /** After this long with nothing armed, the watchdog stops ticking until an attempt is armed. */
+  static final long IDLE_AFTER_NANOS = 1_000_000_000L;
+  /** The longest the watchdog parks while idle, bounding how late a missed wake-up can make a sighting. */
+  static final long IDLE_PARK_NANOS = 100_000_000L;
 
   private static final int IDLE = 0;
   private static final int ARMED = 1;
@@ -47,6 +55,8 @@ public final class Watchdog {
 
   private final ConcurrentLinkedQueue<Slot> incoming = new ConcurrentLinkedQueue<>();
   private volatile Thread thread;
+  /** Set while the watchdog parks for long because nothing is armed; arm() then wakes it. */
+  private volatile boolean idle;
   /** Once draining: the instant (System.nanoTime) at which every armed attempt is cut off. */
   private volatile long cutOffAt = Long.MAX_VALUE;
 
@@ -114,6 +124,9 @@ public final class Watchdog {
       this.timeoutNanos = timeoutNanos;
       long next = ((stamp >>> 2) + 1) << 2 | ARMED;
       STAMP.setRelease(this, next);
+      if (INSTANCE.idle) {
+        INSTANCE.wake(); // rare: the first attempt after a quiet spell
+      }
       return this;
     }
   }
@@ -149,15 +162,19 @@ public final class Watchdog {
 
   private void loop() {
     List<Slot> active = new ArrayList<>();
+    long lastArmedAt = System.nanoTime();
     while (true) {
       for (Slot s; (s = incoming.poll()) != null; ) {
         active.add(s);
       }
       if (active.isEmpty()) {
-        LockSupport.park(this);
+        idle = true;
+        LockSupport.park(this); // a new slot unparks us
+        idle = false;
         continue;
       }
       long now = System.nanoTime();
+      boolean anyArmed = false;
       for (int i = active.size() - 1; i >= 0; i--) {
         Slot slot = active.get(i);
         long stamp = slot.stamp;
@@ -168,6 +185,7 @@ public final class Watchdog {
           }
           continue;
         }
+        anyArmed = true;
         long sequence = stamp >>> 2;
         if (slot.seenSequence != sequence) {
           slot.seenSequence = sequence;
@@ -183,7 +201,31 @@ public final class Watchdog {
           slot.stamp = (stamp & ~3L) | FIRED;
         }
       }
-      LockSupport.parkNanos(this, TICK_NANOS);
+      if (anyArmed) {
+        lastArmedAt = now;
+        idle = false;
+        LockSupport.parkNanos(this, TICK_NANOS);
+      } else if (now - lastArmedAt >= IDLE_AFTER_NANOS) {
+        // Nothing to time for a while: stop ticking. arm() wakes us when it sees the flag; should it
+        // miss it (its store and our scan crossing), the attempt is sighted at most one idle park late.
+        idle = true;
+        LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+      } else {
+        LockSupport.parkNanos(this, TICK_NANOS);
+      }
+    }
+  }
+
+  /** True while the watchdog has stopped ticking for lack of armed attempts. For tests and diagnostics. */
+  public boolean isIdle() {
+    return idle;
+  }
+
+  private void wake() {
+    idle = false;
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
     }
   }
 }
