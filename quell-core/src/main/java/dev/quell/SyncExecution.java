@@ -3,6 +3,7 @@ package dev.quell;
 import dev.quell.internal.CallObserver;
 import dev.quell.internal.SystemTime;
 import dev.quell.internal.Watchdog;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 
@@ -189,7 +190,7 @@ final class SyncExecution {
       Throwable failure = null;
       try {
         result = callable != null ? callable.call()
-            : work.call(new Attempt(call.attempts, timeout, call.remainingNanos(start), false, call.criticality));
+            : Objects.requireNonNull(work, "work").call(new Attempt(call.attempts, timeout, call.remainingNanos(start), false, call.criticality));
       } catch (Throwable t) {
         failure = t;
       }

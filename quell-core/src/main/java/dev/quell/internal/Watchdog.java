@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ends blocked synchronous attempts on the real clock by interrupting their thread, without putting
@@ -54,7 +55,7 @@ public final class Watchdog {
   public static final Watchdog INSTANCE = new Watchdog();
 
   private final ConcurrentLinkedQueue<Slot> incoming = new ConcurrentLinkedQueue<>();
-  private volatile Thread thread;
+  private volatile @Nullable Thread thread;
   /** Set while the watchdog parks for long because nothing is armed; arm() then wakes it. */
   private volatile boolean idle;
   /** Once draining: the instant (System.nanoTime) at which every armed attempt is cut off. */
