@@ -124,7 +124,7 @@ final class Call {
     lastFailure = failure;
     lastHasValue = failure == null;
 
-    if (interrupted || failure != null && isCancellation(failure)) {
+    if (interrupted || (failure != null && isCancellation(failure))) {
       lastVerdict = null;
       emitAttemptEnded(now);
       stop(StopReason.CANCELLED, now, null);
@@ -216,7 +216,7 @@ final class Call {
   static boolean isCancellation(Throwable failure) {
     return failure instanceof InterruptedException
         || failure instanceof java.util.concurrent.CancellationException
-        || failure instanceof java.io.InterruptedIOException && !(failure instanceof java.net.SocketTimeoutException)
+        || (failure instanceof java.io.InterruptedIOException && !(failure instanceof java.net.SocketTimeoutException))
         || failure instanceof java.nio.channels.ClosedByInterruptException;
   }
 
