@@ -12,22 +12,26 @@ import org.junit.jupiter.api.Test;
 /** The Java examples of docs/simulation.md, verbatim where the page shows code. */
 class DocsExamplesTest {
 
-  private static Resilience inventoryPolicy() {
-    Resilience policy = Resilience.DEFAULT.with(s -> s
-        .name("inventory")
-        .attempts(3)
-        .attemptTimeout(Duration.ofMillis(160))
-        .backoff(Backoff.exponential(Duration.ofMillis(50)))
-        .deadline(Duration.ofSeconds(1)));
-    return policy;
-  }
+  /** docs/simulation.md's policy and dependency, verbatim, shared by the examples that use them. */
+  private static final class Inventory {
+    final Resilience policy;
+    final Dependency inventory;
 
-  private static Dependency inventory() {
-    Dependency inventory = Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
-        .named("inventory")
-        .capacity(400)
-        .incident(Incident.brownout(8).between(Duration.ofMinutes(2), Duration.ofMinutes(3)));
-    return inventory;
+    Inventory() {
+      Resilience policy = Resilience.DEFAULT.with(s -> s
+          .name("inventory")
+          .attempts(3)
+          .attemptTimeout(Duration.ofMillis(160))
+          .backoff(Backoff.exponential(Duration.ofMillis(50)))
+          .deadline(Duration.ofSeconds(1)));
+
+      Dependency inventory = Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
+          .named("inventory")
+          .capacity(400)
+          .incident(Incident.brownout(8).between(Duration.ofMinutes(2), Duration.ofMinutes(3)));
+      this.policy = policy;
+      this.inventory = inventory;
+    }
   }
 
   @Test
@@ -43,17 +47,9 @@ class DocsExamplesTest {
 
   @Test
   void modellingYourOwnDependency() {
-    Resilience policy = Resilience.DEFAULT.with(s -> s
-        .name("inventory")
-        .attempts(3)
-        .attemptTimeout(Duration.ofMillis(160))
-        .backoff(Backoff.exponential(Duration.ofMillis(50)))
-        .deadline(Duration.ofSeconds(1)));
-
-    Dependency inventory = Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
-        .named("inventory")
-        .capacity(400)
-        .incident(Incident.brownout(8).between(Duration.ofMinutes(2), Duration.ofMinutes(3)));
+    Inventory example = new Inventory();
+    Resilience policy = example.policy;
+    Dependency inventory = example.inventory;
 
     SimulationReport report = Simulate.policy(policy)
         .against(inventory)
@@ -69,7 +65,7 @@ class DocsExamplesTest {
     report.series();           // one Second per second: offered, attempts, refusals, tokens, occupancy…
     report.toJson();
 
-    assertThat(policy).isEqualTo(inventoryPolicy());
+    assertThat(policy.name()).isEqualTo("inventory");
     assertThat(report.phases()).hasSize(3);
     assertThat(report.diagnosis()).isEqualTo(Diagnosis.HEALTHY);
     assertThat(report.timeToRecover()).isPresent();
@@ -77,8 +73,9 @@ class DocsExamplesTest {
 
   @Test
   void bandsAndScenarios() {
-    Resilience policy = inventoryPolicy();
-    Dependency inventory = inventory();
+    Inventory example = new Inventory();
+    Resilience policy = example.policy;
+    Dependency inventory = example.inventory;
 
     SimulationBands bands = Simulate.policy(policy).against(inventory).under(Load.perSecond(500))
         .runSeeds(1, 2, 3, 4, 5);
@@ -95,8 +92,9 @@ class DocsExamplesTest {
 
   @Test
   void aBudgetOfYourOwnOnTheSimulationClock() {
-    Resilience policy = inventoryPolicy();
-    Dependency inventory = inventory();
+    Inventory example = new Inventory();
+    Resilience policy = example.policy;
+    Dependency inventory = example.inventory;
     SimulationReport report = Simulate.policy(clock -> policy.withBudget(RetryBudget.of(0.2, 5, clock)))
         .against(inventory)
         .under(Load.perSecond(500))
