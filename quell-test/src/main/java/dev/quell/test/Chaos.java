@@ -111,7 +111,7 @@ public final class Chaos {
     double total = checkProbability("slowing", probability,
         slowdowns.isEmpty() ? 0 : slowdowns.get(slowdowns.size() - 1).upTo);
     List<Slowdown> next = new ArrayList<>(slowdowns);
-    next.add(new Slowdown(probability, total, saturatedNanos(delay), time));
+    next.add(new Slowdown(probability, total, KitSupport.saturatedNanos(delay), time));
     return new Chaos(enabled, seed, faults, List.copyOf(next));
   }
 
@@ -164,7 +164,7 @@ public final class Chaos {
       Fault fault = faultFor(n);
       if (fault != null) {
         injectedFaults.incrementAndGet();
-        throw Chaos.<Exception>sneaky(fault.make());
+        throw KitSupport.<Exception>sneaky(fault.make());
       }
       return work.call();
     };
@@ -316,19 +316,6 @@ public final class Chaos {
       return enabled ? "Chaos[seed=" + seed + ", no rules]" : "Chaos.OFF";
     }
     return "Chaos[seed=" + seed + ", failing=" + faults + ", slowing=" + slowdowns + "]";
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <E extends Throwable> E sneaky(Throwable t) throws E {
-    throw (E) t;
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return Long.MAX_VALUE;
-    }
   }
 
   /** A fault rule; {@code upTo} is the cumulative probability up to and including it. */

@@ -149,7 +149,7 @@ public final class Sequence<T extends @Nullable Object> implements Callable<T>, 
       throw new IllegalStateException(
           "a delayed step needs a clock: create the sequence with Sequence.script(time), giving it the policy's VirtualTime");
     }
-    return saturatedNanos(delay);
+    return KitSupport.saturatedNanos(delay);
   }
 
   private synchronized Sequence<T> add(Step<T> step) {
@@ -175,7 +175,7 @@ public final class Sequence<T extends @Nullable Object> implements Callable<T>, 
     }
     Throwable failure = step.failure();
     if (failure != null) {
-      throw Sequence.<Exception>sneaky(failure);
+      throw KitSupport.<Exception>sneaky(failure);
     }
     return step.value();
   }
@@ -296,19 +296,6 @@ public final class Sequence<T extends @Nullable Object> implements Callable<T>, 
   @Override
   public synchronized String toString() {
     return "Sequence[" + calls + "/" + steps.size() + " called, " + steps + "]";
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <E extends Throwable> E sneaky(Throwable t) throws E {
-    throw (E) t;
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return Long.MAX_VALUE;
-    }
   }
 
   /** One scripted step. Immutable, so a repeated step is the same object. */

@@ -64,7 +64,7 @@ class VirtualTimeTest {
     assertThatThrownBy(() -> time.sleep(Duration.ofMillis(500))).isInstanceOf(InterruptedException.class);
 
     assertThat(time.elapsed()).isEqualTo(Duration.ofMillis(200));
-    assertThat(Thread.interrupted()).as("the flag is consumed by the exception, as Thread.sleep does").isFalse();
+    assertThat(Thread.interrupted()).as("the flag is consumed by the exception, as the JDK's own sleeps do").isFalse();
   }
 
   @Test
