@@ -2,6 +2,7 @@ package dev.quell;
 
 import dev.quell.internal.CallObserver;
 import dev.quell.internal.Problems;
+import dev.quell.internal.SystemTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,7 +118,7 @@ public final class Resilience {
     }
     this.eventListeners = List.copyOf(plain);
     this.observers = fast.toArray(new CallObserver[0]);
-    this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == dev.quell.internal.SystemTime.INSTANCE;
+    this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE;
   }
 
   private static RetryBudget resolveBudget(RetryBudget configured, int attempts, String name, TimeSource time) {

@@ -42,7 +42,8 @@ final class SyncExecution {
           policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
           return result;
         }
-        return afterFailedFastAttempt(policy, callable, ambient, null, slot, Long.MIN_VALUE, 0, result, failure, timedOut);
+        return afterFailedFastAttempt(policy, callable, ambient, null, slot, Long.MIN_VALUE,
+            policy.firstAttemptTimeoutNanos, result, failure, timedOut);
       }
       if (policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
         return fastExecute(policy, callable, ambient);
@@ -129,7 +130,7 @@ final class SyncExecution {
     long now = System.nanoTime();
     long start = knownStart != Long.MIN_VALUE ? knownStart : slot.startEstimate(now);
     Call call = new Call(policy, start, outer);
-    call.adoptFirstAttempt(start, timeout == 0 ? slot.timeoutNanos() : timeout);
+    call.adoptFirstAttempt(start, timeout);
     int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
     drive(call, callable, null, action, false, ambient, outer);
     return finish(call);

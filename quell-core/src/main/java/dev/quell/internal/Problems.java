@@ -47,11 +47,6 @@ public final class Problems {
     }
   }
 
-  /** The recorded problems. */
-  public List<String> list() {
-    return problems;
-  }
-
   static String render(@Nullable Object value) {
     if (value instanceof Duration) {
       Duration d = (Duration) value;
