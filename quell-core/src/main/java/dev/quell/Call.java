@@ -49,7 +49,7 @@ final class Call {
 
   Call(Resilience policy, long startNanos, @Nullable ResilienceContext ambient) {
     this.policy = policy;
-    this.budget = policy.activeBudget();
+    this.budget = policy.budget();
     this.time = policy.timeSource();
     this.startNanos = startNanos;
     long deadline = policy.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(startNanos, policy.deadlineNanos);

@@ -98,7 +98,7 @@ public final class PolicyScope<K> {
   public Map<K, RetryBudget> budgets() {
     synchronized (policies) {
       Map<K, RetryBudget> view = new LinkedHashMap<>();
-      policies.forEach((k, p) -> view.put(k, p.activeBudget()));
+      policies.forEach((k, p) -> view.put(k, p.budget()));
       return view;
     }
   }

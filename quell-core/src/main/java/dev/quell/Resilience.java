@@ -82,7 +82,7 @@ public final class Resilience {
   final long attemptTimeoutNanos;
   /** The first attempt's timeout: min(attempt timeout, deadline); Long.MAX_VALUE for none. */
   final long firstAttemptTimeoutNanos;
-  private final RetryBudget activeBudget;
+  private final RetryBudget liveBudget;
   /** Listeners that take event objects. */
   final List<ResilienceListener> eventListeners;
   /** Listeners that observe through the allocation-free internal SPI. */
@@ -106,7 +106,7 @@ public final class Resilience {
     this.deadlineNanos = deadline == null ? Long.MAX_VALUE : deadline.toNanos();
     this.attemptTimeoutNanos = attemptTimeout == null ? Long.MAX_VALUE : attemptTimeout.toNanos();
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
-    this.activeBudget = resolveBudget(budget, attempts, name, timeSource);
+    this.liveBudget = resolveBudget(budget, attempts, name, timeSource);
     List<ResilienceListener> plain = new ArrayList<>();
     List<CallObserver> fast = new ArrayList<>();
     for (ResilienceListener l : listeners) {
@@ -258,15 +258,18 @@ public final class Resilience {
   /** The classifier. */
   public Classifier classifier() { return classifier; }
 
-  /** The budget as configured: {@link RetryBudget#AUTOMATIC}, {@link RetryBudget#NONE}, or a given budget. */
-  public RetryBudget budget() { return budget; }
+  /**
+   * The budget as configured: the {@link RetryBudget#AUTOMATIC} or {@link RetryBudget#NONE} marker, or
+   * the budget you gave. A marker is not the live bucket (it reads 0); watch {@link #budget()}.
+   */
+  public RetryBudget configuredBudget() { return budget; }
 
   /**
    * The live budget this policy instance spends from: its own bucket when configured
    * {@link RetryBudget#AUTOMATIC}, {@link RetryBudget#NONE} when it makes only one attempt. Watch its
    * {@link RetryBudget#utilization()}.
    */
-  public RetryBudget activeBudget() { return activeBudget; }
+  public RetryBudget budget() { return liveBudget; }
 
   /** The listeners, in registration order. */
   public List<ResilienceListener> listeners() { return listeners; }

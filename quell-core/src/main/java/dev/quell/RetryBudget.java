@@ -219,7 +219,7 @@ public abstract sealed class RetryBudget
     private static UnsupportedOperationException marker() {
       return new UnsupportedOperationException(
           "RetryBudget.AUTOMATIC is a marker that each policy replaces with a budget of its own;"
-              + " spend from Resilience.activeBudget() or from a budget made with RetryBudget.of()");
+              + " spend from Resilience.budget() or from a budget made with RetryBudget.of()");
     }
 
     @Override public boolean trySpend(Criticality criticality) { throw marker(); }

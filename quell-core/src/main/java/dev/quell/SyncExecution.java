@@ -39,7 +39,7 @@ final class SyncExecution {
         // a value that arrives is used even if the timeout fired as it came back
         boolean timedOut = slot.disarm() && failure != null;
         if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
-          policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
+          policy.budget().deposit(); // the core's decision for an OK verdict: credit and stop
           return result;
         }
         return afterFailedFastAttempt(policy, callable, ambient, null, slot, Long.MIN_VALUE,
@@ -96,7 +96,7 @@ final class SyncExecution {
     long observedStart = 0;
     if (observed) {
       observedStart = System.nanoTime(); // durations are what observers are for
-      Call.notifyAttemptStarted(observers, policy.name(), policy.activeBudget(), criticality, 1);
+      Call.notifyAttemptStarted(observers, policy.name(), policy.budget(), criticality, 1);
     }
     // The armed slot times the attempt and is its frame for nested calls; no clock read here.
     Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
@@ -110,11 +110,11 @@ final class SyncExecution {
     // a value that arrives is used even if the timeout fired as it came back
     boolean timedOut = slot.disarm() && failure != null;
     if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
-      policy.activeBudget().deposit(); // the core's decision for an OK verdict: credit and stop
+      policy.budget().deposit(); // the core's decision for an OK verdict: credit and stop
       if (observed) {
         long took = System.nanoTime() - observedStart;
-        Call.notifyAttemptEnded(observers, policy.name(), policy.activeBudget(), criticality, 1, Verdict.OK, null, took);
-        Call.notifyCallEnded(observers, policy.name(), policy.activeBudget(), criticality, StopReason.SUCCEEDED, 1,
+        Call.notifyAttemptEnded(observers, policy.name(), policy.budget(), criticality, 1, Verdict.OK, null, took);
+        Call.notifyCallEnded(observers, policy.name(), policy.budget(), criticality, StopReason.SUCCEEDED, 1,
             Verdict.OK, took);
       }
       return result;

@@ -154,7 +154,7 @@ class TokenBucketTest {
     assertThat(RetryBudget.AUTOMATIC.utilization()).isZero();
     assertThatThrownBy(RetryBudget.AUTOMATIC::trySpend)
         .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("activeBudget");
+        .hasMessageContaining("Resilience.budget()");
   }
 
   static RetryBudget drained(RetryBudget budget) {

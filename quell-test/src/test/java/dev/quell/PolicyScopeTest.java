@@ -18,8 +18,8 @@ class PolicyScopeTest {
   void eachKeyGetsItsOwnNamedAutomaticBudget() throws Exception {
     PolicyScope<String> byHost = PolicyScope.of(template);
     assertThat(byHost.policy("a.example")).isSameAs(byHost.policy("a.example"));
-    RetryBudget a = byHost.policy("a.example").activeBudget();
-    RetryBudget b = byHost.policy("b.example").activeBudget();
+    RetryBudget a = byHost.policy("a.example").budget();
+    RetryBudget b = byHost.policy("b.example").budget();
     assertThat(a).isNotSameAs(b);
     assertThat(a.name()).isEqualTo("catalog:a.example");
     assertThat(byHost.policy("a.example").name()).isEqualTo("catalog:a.example");
@@ -60,13 +60,13 @@ class PolicyScopeTest {
   void anExplicitBudgetIsSharedByEveryKey() {
     RetryBudget shared = RetryBudget.of(0.1, 3, time);
     PolicyScope<Integer> scope = PolicyScope.of(template.withBudget(shared));
-    assertThat(scope.policy(1).activeBudget()).isSameAs(shared).isSameAs(scope.policy(2).activeBudget());
+    assertThat(scope.policy(1).budget()).isSameAs(shared).isSameAs(scope.policy(2).budget());
   }
 
   @Test
   void aMillionDistinctKeysKeepTheScopeBoundedAndLetEvictedBudgetsGo() {
     PolicyScope<Integer> scope = PolicyScope.of(template);
-    WeakReference<RetryBudget> first = new WeakReference<>(scope.policy(0).activeBudget());
+    WeakReference<RetryBudget> first = new WeakReference<>(scope.policy(0).budget());
     for (int key = 1; key < 1_000_000; key++) {
       scope.policy(key);
     }

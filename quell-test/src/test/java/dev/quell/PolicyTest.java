@@ -26,12 +26,12 @@ class PolicyTest {
     assertThat(Resilience.DEFAULT.attemptTimeout()).contains(Duration.ofSeconds(10));
     assertThat(Resilience.DEFAULT.backoff()).isEqualTo(Backoff.exponential());
     assertThat(((Backoff.Exponential) Resilience.DEFAULT.backoff()).jitter()).isEqualTo(Jitter.FULL);
-    assertThat(Resilience.DEFAULT.budget()).isSameAs(RetryBudget.AUTOMATIC);
+    assertThat(Resilience.DEFAULT.configuredBudget()).isSameAs(RetryBudget.AUTOMATIC);
     assertThat(Resilience.HTTP.classifier()).isSameAs(Classifier.HTTP);
     assertThat(Resilience.HTTP.attempts()).isEqualTo(3);
     assertThat(Resilience.NONE.attempts()).isEqualTo(1);
     assertThat(Resilience.NONE.deadline()).isEmpty();
-    assertThat(Resilience.NONE.activeBudget()).isSameAs(RetryBudget.NONE);
+    assertThat(Resilience.NONE.budget()).isSameAs(RetryBudget.NONE);
   }
 
   @Test
@@ -39,21 +39,21 @@ class PolicyTest {
     Resilience a = Resilience.DEFAULT.withName("inventory");
     Resilience b = Resilience.DEFAULT.withName("inventory");
     assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
-    assertThat(a.activeBudget()).isNotSameAs(b.activeBudget());
-    assertThat(a.activeBudget().name()).isEqualTo("inventory");
-    assertThat(a.activeBudget().capacity()).isEqualTo(30.0);
+    assertThat(a.budget()).isNotSameAs(b.budget());
+    assertThat(a.budget().name()).isEqualTo("inventory");
+    assertThat(a.budget().capacity()).isEqualTo(30.0);
     int hash = a.hashCode();
-    a.activeBudget().trySpend();
+    a.budget().trySpend();
     assertThat(a.hashCode()).as("running never changes equality").isEqualTo(hash);
     assertThat(a).isNotEqualTo(a.withAttempts(4));
   }
 
   @Test
   void aOneAttemptPolicyGetsNoBudget() {
-    assertThat(Resilience.DEFAULT.withAttempts(1).activeBudget()).isSameAs(RetryBudget.NONE);
-    assertThat(Resilience.DEFAULT.withBudget(null).activeBudget()).isSameAs(RetryBudget.NONE);
+    assertThat(Resilience.DEFAULT.withAttempts(1).budget()).isSameAs(RetryBudget.NONE);
+    assertThat(Resilience.DEFAULT.withBudget(null).budget()).isSameAs(RetryBudget.NONE);
     RetryBudget shared = RetryBudget.shared("policy-test");
-    assertThat(Resilience.DEFAULT.withBudget(shared).activeBudget()).isSameAs(shared);
+    assertThat(Resilience.DEFAULT.withBudget(shared).budget()).isSameAs(shared);
   }
 
   @Test
@@ -176,7 +176,7 @@ class PolicyTest {
     });
     assertThat(v).isEqualTo("ok");
     assertThat(attempts).hasValue(2);
-    assertThat(p.activeBudget().tokens()).isCloseTo(29.1, org.assertj.core.api.Assertions.within(0.2));
+    assertThat(p.budget().tokens()).isCloseTo(29.1, org.assertj.core.api.Assertions.within(0.2));
     IllegalStateException bug = new IllegalStateException();
     assertThatThrownBy(() -> p.execute(() -> {
       throw bug;

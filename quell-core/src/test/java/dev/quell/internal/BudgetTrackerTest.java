@@ -51,7 +51,7 @@ class BudgetTrackerTest {
 
   /** A budget of its own called {@code name}: the automatic budget of a new policy of that name. */
   private static RetryBudget named(String name) {
-    return Resilience.DEFAULT.withName(name).withTimeSource(STILL).activeBudget();
+    return Resilience.DEFAULT.withName(name).withTimeSource(STILL).budget();
   }
 
   /** Runs the GC until {@code done} holds, at most 50 times; weak references are cleared by a full GC. */
@@ -240,10 +240,10 @@ class BudgetTrackerTest {
     policy.run(() -> {
       throw new IOException("flaky");
     });
-    tracker.callEnded(policy.name(), policy.activeBudget(), events);
-    assertThat(tracker.isWatched(policy.activeBudget())).isTrue();
+    tracker.callEnded(policy.name(), policy.budget(), events);
+    assertThat(tracker.isWatched(policy.budget())).isTrue();
     WeakReference<Resilience> policyRef = new WeakReference<>(policy);
-    WeakReference<RetryBudget> budgetRef = new WeakReference<>(policy.activeBudget());
+    WeakReference<RetryBudget> budgetRef = new WeakReference<>(policy.budget());
     policy = null;
     assertThat(gcUntil(() -> policyRef.get() == null && budgetRef.get() == null)).isTrue();
     assertThat(gcUntil(() -> {

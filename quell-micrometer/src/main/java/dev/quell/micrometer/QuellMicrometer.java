@@ -73,14 +73,14 @@ public final class QuellMicrometer {
   }
 
   /**
-   * Registers the budget gauges for the live budget of {@code policy} ({@link Resilience#activeBudget()})
+   * Registers the budget gauges for the live budget of {@code policy} ({@link Resilience#budget()})
    * now, tagged as its first call would tag them. Useful to show a policy's budget on a dashboard
    * before traffic arrives.
    */
   public static void bindBudget(Resilience policy, MeterRegistry registry) {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(registry, "registry");
-    RetryBudget budget = policy.activeBudget();
+    RetryBudget budget = policy.budget();
     RegistryBinding.of(registry).watch(budget, BudgetTracker.policyTag(policy.name(), budget.name()), registry);
   }
 }

@@ -50,7 +50,7 @@ class AllocationTest {
     // scalar-replace there) does not blur the measurement of the binding itself.
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     var observer = (dev.quell.internal.CallObserver) QuellMicrometer.listener(registry);
-    dev.quell.RetryBudget budget = Resilience.DEFAULT.withName("retrying").activeBudget();
+    dev.quell.RetryBudget budget = Resilience.DEFAULT.withName("retrying").budget();
     IOException failure = new IOException("flaky");
     String policy = "retrying";
     long before = 0;

@@ -55,9 +55,9 @@ class PrometheusScrapeTest {
         .isEqualTo(10);
     // 10 retries spent 10 tokens, 10 successes deposited 1: 21 of 30 left, minus nothing refilled (the bucket was full)
     assertThat(sample(scrape, "quell_budget_tokens", "quell_budget=\"inventory\",quell_policy=\"inventory\""))
-        .isEqualTo(inventory.activeBudget().tokens());
+        .isEqualTo(inventory.budget().tokens());
     assertThat(sample(scrape, "quell_budget_utilization", "quell_budget=\"inventory\",quell_policy=\"inventory\""))
-        .isEqualTo(inventory.activeBudget().utilization());
+        .isEqualTo(inventory.budget().utilization());
     // a budget with no owning policy has the same label names, as Prometheus requires, with an empty policy
     assertThat(sample(scrape, "quell_budget_tokens", "quell_budget=\"" + shared.name() + "\",quell_policy=\"\"")).isEqualTo(30);
     // the load multiplier the docs compute: attempts / calls

@@ -97,8 +97,8 @@ class QuellMicrometerTest {
         .tags("quell.budget", "inventory", "quell.policy", "inventory").gauge();
     Gauge tokens = registry.find("quell.budget.tokens").tags("quell.budget", "inventory").gauge();
     assertThat(utilization.value()).isGreaterThan(0.9).isLessThanOrEqualTo(1.0);
-    assertThat(utilization.value()).isEqualTo(policy.activeBudget().utilization());
-    assertThat(tokens.value()).isLessThan(1.0).isEqualTo(policy.activeBudget().tokens());
+    assertThat(utilization.value()).isEqualTo(policy.budget().utilization());
+    assertThat(tokens.value()).isLessThan(1.0).isEqualTo(policy.budget().tokens());
 
     // a quiet minute refills the bucket from its floor: the gauge follows the live budget
     time.advance(Duration.ofMinutes(1));

@@ -88,6 +88,6 @@ class TelemetryDocsExamplesTest {
         .withListener(QuellMicrometer.listener(registry));
     assertThat(registry.find("quell.budget.utilization").tag("quell.budget", "payments-api").tag("quell.policy", "")
         .gauge()).isNotNull();
-    assertThat(charge.activeBudget()).isSameAs(refund.activeBudget());
+    assertThat(charge.budget()).isSameAs(refund.budget());
   }
 }

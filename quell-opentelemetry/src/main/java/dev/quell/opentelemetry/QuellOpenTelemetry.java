@@ -67,7 +67,7 @@ public final class QuellOpenTelemetry {
   /** Reports the live budget of {@code policy} from now on, attributed as its first call would attribute it. */
   public static void bindBudget(Resilience policy, OpenTelemetry openTelemetry) {
     Objects.requireNonNull(policy, "policy");
-    RetryBudget budget = policy.activeBudget();
+    RetryBudget budget = policy.budget();
     OtelBinding.of(Objects.requireNonNull(openTelemetry, "openTelemetry"))
         .watch(budget, BudgetTracker.policyTag(policy.name(), budget.name()));
   }

@@ -41,7 +41,7 @@ class AllocationTest {
   @Test
   void aRetriedCallAllocatesNoMoreThanTheSdkRecordingItDirectly() {
     var observer = (CallObserver) QuellOpenTelemetry.listener(sdk());
-    RetryBudget budget = Resilience.DEFAULT.withName("retrying").activeBudget();
+    RetryBudget budget = Resilience.DEFAULT.withName("retrying").budget();
     IOException failure = new IOException("flaky");
     long before = 0;
     for (int i = 0; i < WARMUP + CALLS; i++) {

@@ -121,7 +121,7 @@ class QuellOpenTelemetryTest {
     assertThat(tokens).singleElement().satisfies(p -> {
       assertThat(p.getAttributes().get(AttributeKey.stringKey("quell.budget"))).isEqualTo("inventory");
       assertThat(p.getAttributes().get(AttributeKey.stringKey("quell.policy"))).isEqualTo("inventory");
-      assertThat(p.getValue()).isEqualTo(policy.activeBudget().tokens());
+      assertThat(p.getValue()).isEqualTo(policy.budget().tokens());
     });
   }
 

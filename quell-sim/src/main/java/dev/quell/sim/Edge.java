@@ -54,7 +54,7 @@ final class Edge {
     this.from = from;
     this.to = to;
     this.policy = policy;
-    this.budget = policy.activeBudget();
+    this.budget = policy.budget();
     int seconds = engine.seconds;
     int phases = engine.phases.size();
     offeredPerSecond = new long[seconds];

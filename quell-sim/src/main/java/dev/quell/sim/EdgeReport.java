@@ -39,7 +39,7 @@ public final class EdgeReport {
     this.from = e.from;
     this.to = e.to.name;
     this.policy = e.policy.toString();
-    RetryBudget b = e.policy.activeBudget();
+    RetryBudget b = e.policy.budget();
     this.budget = b.isUnbounded() ? "none" : b.name() + " (capacity " + Text.number(b.capacity())
         + ")";
     this.calls = e.calls;

@@ -139,7 +139,7 @@ final class Engine {
   /** The user's policy on this run's clock; spending at the ambient criticality when the load has a mix. */
   private Resilience prepare(PolicySource source) {
     Resilience p = source.build(clock);
-    if (labelled && !p.useAmbientCriticality() && p.attempts() > 1 && p.budget() != RetryBudget.NONE) {
+    if (labelled && !p.useAmbientCriticality() && p.attempts() > 1 && p.configuredBudget() != RetryBudget.NONE) {
       p = p.withAmbientCriticality(true);
     }
     return p;

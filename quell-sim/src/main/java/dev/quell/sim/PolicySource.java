@@ -18,7 +18,7 @@ final class PolicySource {
 
   static PolicySource of(Resilience policy) {
     Objects.requireNonNull(policy, "policy");
-    RetryBudget budget = policy.budget();
+    RetryBudget budget = policy.configuredBudget();
     if (budget != RetryBudget.AUTOMATIC && budget != RetryBudget.NONE) {
       throw new IllegalArgumentException("policy '" + policy.name() + "' spends from a budget object of its own ("
           + budget.name() + "); a live budget keeps its state and its clock between runs, so the simulator cannot use"

@@ -31,7 +31,7 @@ class ReferenceScenarioTest {
   void theBudgetOnWorstSecondRespectsTheBucketBound() {
     // in any one second the bucket can fund at most what it held, plus a second of its floor, plus a
     // tenth of that second's successes: 1 + (capacity + floor + fraction × rate) / rate
-    RetryBudget budget = Scenario.referencePolicy(RetryBudget.AUTOMATIC).activeBudget();
+    RetryBudget budget = Scenario.referencePolicy(RetryBudget.AUTOMATIC).budget();
     double capacity = budget.capacity();
     double rate = 500;
     double bound = 1 + (capacity + RetryBudget.DEFAULT_MINIMUM_PER_SECOND + RetryBudget.DEFAULT_FRACTION * rate) / rate;

@@ -47,11 +47,11 @@ class BudgetDocsExamplesTest {
         .withBudget(RetryBudget.shared("payments-api"));
     // --- end ---
     // --- watching ---
-    RetryBudget live = reads.activeBudget();
+    RetryBudget live = reads.budget();
     double spent = live.utilization();   // 0 = untouched, 1 = refusing retries now
     double left = live.tokens();         // retries it could fund right now
     // --- end ---
-    assertThat(writes.activeBudget()).isSameAs(live);
+    assertThat(writes.budget()).isSameAs(live);
     assertThat(spent).isBetween(0.0, 1.0);
     assertThat(left).isLessThanOrEqualTo(live.capacity());
   }
@@ -90,7 +90,7 @@ class BudgetDocsExamplesTest {
     VirtualTime time = VirtualTime.create();
     Resilience policy = Resilience.DEFAULT.withTimeSource(time).withBackoff(Backoff.NONE)
         .withBudget(RetryBudget.of(0.1, 0, time));
-    policy.activeBudget().trySpend();
+    policy.budget().trySpend();
     // --- refusal ---
     Outcome<String> outcome = policy.run(() -> { throw new IOException("down"); });
     if (outcome.stopReason() == StopReason.BUDGET_EXHAUSTED) {

@@ -136,7 +136,7 @@ class PolicyDocsExamplesTest {
   void exceptions() {
     VirtualTime time = VirtualTime.create();
     Resilience policy = Resilience.DEFAULT.withTimeSource(time).withBudget(RetryBudget.of(0.1, 0, time));
-    policy.activeBudget().trySpend();
+    policy.budget().trySpend();
     String result;
     // --- exceptions ---
     try {

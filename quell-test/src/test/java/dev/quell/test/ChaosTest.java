@@ -92,7 +92,7 @@ class ChaosTest {
   @EnumSource(Driver.class)
   void injectedFaultsAreClassifiedTransientAndChargedToTheBudget(Driver driver) {
     TestPolicy test = TestPolicy.instant(Resilience.DEFAULT.withBackoff(Backoff.NONE));
-    RetryBudget budget = test.policy().activeBudget();
+    RetryBudget budget = test.policy().budget();
     Chaos chaos = Chaos.seeded(11).failing(0.3, CHAOS);
     Callable<String> work = chaos.wrap(() -> "ok");
     Resilience.AsyncWork<String> asyncWork = chaos.wrapAsync(attempt -> CompletableFuture.completedFuture("ok"));
@@ -135,13 +135,13 @@ class ChaosTest {
   void aFaultThePolicyCallsPermanentIsNotRetriedNorCharged() {
     TestPolicy test = TestPolicy.instant(Resilience.DEFAULT);
     Chaos chaos = Chaos.seeded(1).failing(1.0, () -> new IllegalArgumentException("chaos"));
-    double before = test.policy().activeBudget().tokens();
+    double before = test.policy().budget().tokens();
 
     Outcome<String> outcome = test.policy().run(chaos.wrap(() -> "ok"));
 
     assertThat(outcome.stopReason()).isEqualTo(StopReason.PERMANENT);
     assertThat(outcome.attempts()).isEqualTo(1);
-    assertThat(test.policy().activeBudget().tokens()).isEqualTo(before);
+    assertThat(test.policy().budget().tokens()).isEqualTo(before);
     assertThat(test.events().terminal().type()).isEqualTo(Type.NOT_RETRIED);
   }
 

@@ -64,14 +64,14 @@ class TestPolicyTest {
     assertThat(policy.deadline()).contains(Duration.ofSeconds(2));
     assertThat(policy.classifier()).isSameAs(Classifier.HTTP);
     assertThat(policy.listeners()).containsExactly(test.events());
-    assertThat(policy.activeBudget()).as("a fresh automatic budget, on the virtual clock").isNotSameAs(base.activeBudget());
+    assertThat(policy.budget()).as("a fresh automatic budget, on the virtual clock").isNotSameAs(base.budget());
     assertThat(test.toString()).contains("inventory");
   }
 
   @Test
   void theAutomaticBudgetRefillsOnVirtualTime() {
     TestPolicy test = TestPolicy.instant(Resilience.DEFAULT);
-    RetryBudget budget = test.policy().activeBudget();
+    RetryBudget budget = test.policy().budget();
     double capacity = budget.capacity();
     for (int i = 0; i < 9; i++) {
       assertThat(budget.trySpend()).isTrue();

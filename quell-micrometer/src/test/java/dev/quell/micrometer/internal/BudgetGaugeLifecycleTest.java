@@ -90,14 +90,14 @@ class BudgetGaugeLifecycleTest {
     assertThat(binding.watchedBudgets()).isEqualTo(2);
     assertThat(budgetGauges()).isEqualTo(2);
     for (int i = 0; i < 5; i++) {
-      rebuilt.activeBudget().trySpend();
+      rebuilt.budget().trySpend();
     }
     Gauge tokens = registry.find(TelemetryNames.BUDGET_TOKENS).tag(TelemetryNames.TAG_BUDGET, "orders").gauge();
     assertThat(tokens.value()).isEqualTo(25.0);
-    binding.simulateCollected(rebuilt.activeBudget());
+    binding.simulateCollected(rebuilt.budget());
     binding.expunge(registry);
     assertThat(tokens.value()).isEqualTo(30.0); // the one left
-    binding.simulateCollected(first.activeBudget());
+    binding.simulateCollected(first.budget());
     binding.expunge(registry);
     assertThat(budgetGauges()).isZero();
     assertThat(calm.tokens()).isEqualTo(30.0);

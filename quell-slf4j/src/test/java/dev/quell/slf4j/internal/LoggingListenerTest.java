@@ -79,7 +79,7 @@ class LoggingListenerTest {
     assertThat(log.lines).singleElement().satisfies(line -> {
       assertThat(line.level()).isEqualTo(Level.WARN);
       assertThat(line.event()).isEqualTo("quell.rejected.budget");
-      assertThat(line.message()).startsWith("quell.rejected.budget policy=inventory budget=" + tight.activeBudget().name()
+      assertThat(line.message()).startsWith("quell.rejected.budget policy=inventory budget=" + tight.budget().name()
           + " utilization=1.00 retryAfter=none attempts=2 failure=java.io.IOException: down suppressed=0: ");
     });
     time.advance(Duration.ofMinutes(1));
