@@ -195,6 +195,18 @@ public abstract sealed class RetryBudget
     return false;
   }
 
+  // Hooks for kinds that count what is in flight (the concurrent kind). The core calls them; the
+  // other kinds ignore them. They never throw and never allocate.
+
+  /** A call that spends from this budget started (once per call, before its first attempt). */
+  void callStarted() {}
+
+  /** That call ended (exactly once per {@link #callStarted()}). */
+  void callEnded() {}
+
+  /** A retry or hedge this budget funded with {@link #trySpend(Criticality)} ended, however it ended. */
+  void additionalEnded() {}
+
   /** Creates the automatic budget a policy (or a scope key) owns. */
   static RetryBudget automatic(String name, TimeSource timeSource) {
     return new TokenBucket(name, DEFAULT_FRACTION, DEFAULT_MINIMUM_PER_SECOND, timeSource);

@@ -1,0 +1,91 @@
+package dev.quell;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The core's record of one attempt of a call: its number, kind, when it was admitted and started,
+ * its timeout and state, and what each gate needs to release it. A call holds one per attempt, so
+ * that more than one can be in flight (hedging). Records are owned by their {@link Call} and reused
+ * when the call is; only the call's lock guards the mutable state, except where marked.
+ */
+final class AttemptRecord {
+  /** The call's first attempt: never charged to the budget. */
+  static final int FIRST = 0;
+  /** A retry after a failed attempt. */
+  static final int RETRY = 1;
+  /** A hedge started beside an attempt still in flight. */
+  static final int HEDGE = 2;
+
+  // states
+  /** Admission is being decided (or the record is free). */
+  static final int NEW = 0;
+  /** Admitted; the driver has been asked to start it (after {@link #waitNanos}). */
+  static final int PLANNED = 1;
+  /** Queued at a gate for a permit. */
+  static final int QUEUED = 2;
+  /** The work is running. */
+  static final int RUNNING = 3;
+  /** The core asked the driver to cancel it; its end is still to be reported. */
+  static final int CANCELLING = 4;
+  /** Ended and released. */
+  static final int ENDED = 5;
+
+  /** 1 for the call's first attempt; every attempt, hedges included, has its own number. */
+  int number;
+  /** {@link #FIRST}, {@link #RETRY} or {@link #HEDGE}. */
+  int kind;
+  Criticality criticality = Criticality.CRITICAL;
+  int state;
+  /** When the gates admitted it. */
+  long admittedNanos;
+  /** When the work started (the admission time until then). */
+  long startNanos;
+  /** How long it may run; {@code Long.MAX_VALUE} for no limit. */
+  long timeoutNanos;
+  /** How many gates (a prefix of the call's gate list) admitted it and must release it. */
+  int admitted;
+  /** Per gate, one long the gate keeps for its release (a probe marker, a sample). */
+  long @Nullable [] marks;
+  /** Set by a refusing gate: when it expects to admit again; -1 when it cannot tell. */
+  long retryAfterNanos = -1;
+  /** Set by an admitting gate: the permit is reserved, but the attempt may start only this much later. */
+  long waitNanos;
+  /** Set by a gate that handed a queued attempt its permit. Written by the releasing thread. */
+  volatile boolean granted;
+  /** The driver's handle on the running work (its future, its thread), for cancellation. */
+  @Nullable Object handle;
+
+  /** Resets the record for a new attempt. */
+  AttemptRecord reset(int number, int kind, Criticality criticality, long now, int gates) {
+    this.number = number;
+    this.kind = kind;
+    this.criticality = criticality;
+    this.state = NEW;
+    this.admittedNanos = now;
+    this.startNanos = now;
+    this.timeoutNanos = Long.MAX_VALUE;
+    this.admitted = 0;
+    long[] m = marks;
+    if (gates > 0 && (m == null || m.length < gates)) {
+      marks = new long[gates];
+    } else if (m != null) {
+      java.util.Arrays.fill(m, 0L);
+    }
+    this.retryAfterNanos = -1;
+    this.waitNanos = 0;
+    this.granted = false;
+    this.handle = null;
+    return this;
+  }
+
+  /** True for retries and hedges, which the retry budget funds. */
+  boolean isAdditional() {
+    return kind != FIRST;
+  }
+
+  @Override
+  public String toString() {
+    return "AttemptRecord[" + number + (kind == HEDGE ? " hedge" : kind == RETRY ? " retry" : " first") + ", state="
+        + state + "]";
+  }
+}
