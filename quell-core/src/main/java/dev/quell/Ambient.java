@@ -1,20 +1,25 @@
 package dev.quell;
 
-import dev.quell.internal.Watchdog;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per-thread state of synchronous calls: a stack of frames, one per open {@link ResilienceContext}
- * scope and one per running slow-path attempt, plus the one first-attempt fast path that may be
- * running. It lets an attempt publish its end and criticality to calls nested inside it without
- * allocating, and gives each nesting level its own watchdog slot so a nested call's attempt timer
- * never disturbs the outer one.
+ * Per-thread state of synchronous calls: a stack of frames — one per open {@link ResilienceContext}
+ * scope and one per running attempt — plus the first-attempt fast path that may be running, and a
+ * pool of {@link Call} objects for the synchronous calls running on this thread (one per nesting
+ * level), so a synchronous call allocates no call state of its own.
+ *
+ * <p>Every attempt, whichever driver runs it, publishes the same context to calls nested inside
+ * it: the caller's context, with the deadline at the attempt's own end (its timeout, or the time
+ * left before the call's deadline if that is sooner) and the caller's criticality label. While the
+ * process drains, every context read here is also clamped to the end of the grace.
  *
  * <p>The fast path pushes no frame: the watchdog slot it arms anyway is its frame. Arming records
  * how deep the frame stack was, so {@link #context()} can tell whether the fast attempt or a frame
- * pushed inside it is innermost. (Pushing a frame cost the success path about 6 ns, measured.)
+ * pushed inside it is innermost. (Pushing a frame cost the success path about 6 ns, measured.) A
+ * fast attempt reads no clock, so its end is known to nested calls from the watchdog's first
+ * sighting of it: at most a tick or two later than its true end.
  *
- * <p>One {@link ThreadLocal} lookup per call; frames and slots are reused.
+ * <p>One {@link ThreadLocal} lookup per call; frames, slots and calls are reused.
  */
 final class Ambient {
   private static final ThreadLocal<Ambient> CURRENT = ThreadLocal.withInitial(Ambient::new);
@@ -27,6 +32,9 @@ final class Ambient {
   private int fastDepth;
   /** The fast attempt's call may retry. */
   private boolean fastRetries;
+  /** Pooled synchronous drivers (each with its call object), by nesting level. */
+  private SyncExecution[] drivers = new SyncExecution[2];
+  private int activeDrivers;
 
   static Ambient get() {
     return CURRENT.get();
@@ -34,22 +42,38 @@ final class Ambient {
 
   /** One level of the stack. */
   static final class Frame {
-    /** An explicitly opened context, or null for an attempt frame. */
+    /** An explicitly opened context, or an asynchronous attempt's; null for a synchronous attempt frame. */
     @Nullable ResilienceContext context;
-    /** Attempt frames: the call's deadline on {@link #time}, or Long.MAX_VALUE. */
-    long deadlineNanos;
-    @Nullable TimeSource time;
-    @Nullable Criticality criticality;
+    /** Pushed by an attempt (synchronous or asynchronous), not by a scope the user opened. */
+    boolean attempt;
     /** The call this attempt belongs to may retry. */
     boolean retries;
-    private Watchdog.@Nullable Slot slot;
+    /** Synchronous attempt frames: the attempt's end as an instant on {@link #time}; no deadline when time is null. */
+    long deadlineAt;
+    @Nullable TimeSource time;
+    @Nullable Criticality criticality;
+  }
 
-    Watchdog.Slot slot() {
-      Watchdog.Slot s = slot;
-      if (s == null) {
-        s = slot = Watchdog.INSTANCE.newSlot();
-      }
-      return s;
+  /** A driver and call object for a synchronous call on this thread; give it back with {@link #releaseDriver}. */
+  SyncExecution acquireDriver() {
+    if (activeDrivers == drivers.length) {
+      SyncExecution[] grown = new SyncExecution[activeDrivers * 2];
+      System.arraycopy(drivers, 0, grown, 0, activeDrivers);
+      drivers = grown;
+    }
+    SyncExecution d = drivers[activeDrivers];
+    if (d == null) {
+      d = drivers[activeDrivers] = new SyncExecution();
+    }
+    activeDrivers++;
+    return d;
+  }
+
+  /** Gives back the innermost driver. */
+  void releaseDriver(SyncExecution driver) {
+    driver.call.clear();
+    if (activeDrivers > 0 && drivers[activeDrivers - 1] == driver) {
+      activeDrivers--;
     }
   }
 
@@ -89,6 +113,18 @@ final class Ambient {
     return f;
   }
 
+  /** Pushes a synchronous attempt's frame: its end on {@code time} (null: no deadline) and the label it publishes. */
+  Frame pushAttempt(long deadlineAt, @Nullable TimeSource time, @Nullable Criticality criticality, boolean retries) {
+    Frame f = push();
+    f.context = null;
+    f.attempt = true;
+    f.retries = retries;
+    f.deadlineAt = deadlineAt;
+    f.time = time;
+    f.criticality = criticality;
+    return f;
+  }
+
   void pop(Frame frame) {
     // pop down to and including this frame, in case an inner scope was not closed
     while (depth > 0) {
@@ -96,50 +132,53 @@ final class Ambient {
       top.context = null;
       top.time = null;
       top.criticality = null;
+      top.attempt = false;
+      top.retries = false;
       if (top == frame) {
         return;
       }
     }
   }
 
-  /** The innermost context, materialized if it is an attempt; null when there is none. */
+  /** The innermost context, materialized if it is an attempt and clamped to a drain's grace; null when there is none. */
   @Nullable ResilienceContext context() {
+    ResilienceContext c;
     Watchdog.Slot fast = fastSlot;
     if (fast != null && fast.isArmed() && fastDepth == depth) {
       // the fast attempt is innermost: it ends min(attempt timeout, time left) after it began
-      ResilienceContext c = depth == 0 ? ResilienceContext.EMPTY : contextAt(depth - 1);
-      TimeSource t = TimeSource.system();
-      long now = t.nanoTime();
+      c = depth == 0 ? ResilienceContext.EMPTY : contextAt(depth - 1);
       if (fast.timeoutNanos() != Long.MAX_VALUE) {
-        c = c.withDeadlineAt(Call.saturatedAdd(fast.startEstimate(now), fast.timeoutNanos()), t);
+        TimeSource t = TimeSource.system();
+        c = c.withDeadlineAt(fast.startEstimate(t.nanoTime()) + fast.timeoutNanos(), t);
       }
-      return clampToDrain(c, t);
+    } else if (depth == 0) {
+      c = null;
+    } else {
+      c = contextAt(depth - 1);
     }
-    return depth == 0 ? null : contextAt(depth - 1);
+    Draining.State draining = Draining.state();
+    if (draining != null) {
+      // nested work ends with the grace
+      c = (c == null ? ResilienceContext.EMPTY : c).withDeadlineAt(draining.endAt(), draining.time());
+    }
+    return c;
   }
 
   private ResilienceContext contextAt(int index) {
     Frame f = frames[index];
-    if (f.context != null) {
-      return f.context;
+    ResilienceContext explicit = f.context;
+    if (explicit != null) {
+      return explicit;
     }
-    TimeSource t = f.time;
     ResilienceContext c = ResilienceContext.EMPTY;
+    TimeSource t = f.time;
     if (t != null) {
-      if (f.deadlineNanos != Long.MAX_VALUE) {
-        c = c.withDeadlineAt(f.deadlineNanos, t);
-      }
-      c = clampToDrain(c, t);
+      c = c.withDeadlineAt(f.deadlineAt, t);
     }
     if (f.criticality != null) {
       c = c.withCriticality(f.criticality);
     }
     return c;
-  }
-
-  private static ResilienceContext clampToDrain(ResilienceContext c, TimeSource t) {
-    Draining.State draining = Draining.state();
-    return draining == null ? c : c.withDeadlineAt(draining.endOn(t, t.nanoTime()), t); // nested work ends with the grace
   }
 
   /** True when the innermost attempt belongs to a call that may retry. */
@@ -150,7 +189,7 @@ final class Ambient {
         return fastRetries;
       }
       Frame f = frames[i];
-      if (f.context == null) {
+      if (f.attempt) {
         return f.retries;
       }
     }

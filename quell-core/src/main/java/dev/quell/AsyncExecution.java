@@ -1,203 +1,245 @@
 package dev.quell;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The asynchronous driver: starts attempts, arms their timeouts and retry delays on the time
- * source's scheduler, and asks {@link Call} what to do after each. Nothing blocks.
+ * The asynchronous driver: carries out the core's plans without blocking. It starts each attempt's
+ * work, arms its timeout and the core's wake-ups on the time source, cancels the futures of
+ * attempts the core gives up on, and completes the caller's future when the core says the call is
+ * over (after the guarded pause, if any); it decides nothing.
  *
- * <p>Each attempt is settled exactly once: by its own completion, by its timeout, or by the caller
- * cancelling the call. A per-attempt ticket (the attempt number, claimed by CAS) decides which
- * of these racers acts; the losers do nothing. Only the winner touches the {@link Call}, so the
- * core is never entered by two threads at once.
+ * <p>Each attempt is settled exactly once, by its own completion or by its timeout, whichever wins
+ * a CAS; the loser does nothing. The caller's future is Quell's own subclass, so that cancelling
+ * it, or completing it from outside ({@code complete}, {@code orTimeout}), is an input to the core
+ * — the call stops, its attempt is cancelled, nothing more is charged — and {@code cancel} returns
+ * true only when the call did end cancelled.
+ *
+ * <p>On the real clock, timers fire on one shared thread; the work they lead to (a retry after its
+ * backoff, the next attempt after a timeout) is handed to the common fork-join pool, so user code
+ * never runs on, and never stalls, the timer thread. On a virtual clock everything runs inline, so
+ * tests and the simulator stay deterministic.
  */
-final class AsyncExecution<T> {
-  private static final int SETTLED = -1;
+final class AsyncExecution<T> implements Call.Driver {
+  private static final Executor OFF_TIMER = ForkJoinPool.commonPool();
 
-  final CompletableFuture<T> result = new CompletableFuture<>();
-  final CompletableFuture<Outcome<T>> outcome = new CompletableFuture<>();
-
-  private final Call call;
-  private final TimeSource time;
+  final Call call = new Call();
   private final Resilience.AsyncWork<T> work;
-  /** The number of the attempt in flight, or SETTLED between attempts and after the end. */
-  private final AtomicInteger ticket = new AtomicInteger(SETTLED);
-  private volatile @Nullable CompletableFuture<T> inFlight;
-  private volatile TimeSource.@Nullable Scheduled timer;
+  private final ResilienceContext outer;
+  private final boolean retries;
+  private final TimeSource time;
+  private final boolean realClock;
+  /** The future the caller holds: the value style, or the outcome style. */
+  private final @Nullable Result<T> result;
+  private final @Nullable Result<Outcome<T>> outcome;
+  /** The caller cancelled the future: if the call ends cancelled, the future ends cancelled. */
+  private volatile boolean callerCancelled;
+  /** The caller completed the future itself: if the call ends cancelled, the caller's value stands. */
+  private volatile boolean callerCompleted;
+  private volatile TimeSource.@Nullable Scheduled pauseTimer;
+  private final AtomicInteger delivered = new AtomicInteger();
 
-  /** The caller's context, in which each attempt runs with its own end as the deadline. */
-  private final ResilienceContext outerContext;
-
-  private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work) {
-    this.time = policy.timeSource();
-    Ambient ambient = Ambient.get();
-    ResilienceContext outer = ambient.context();
-    this.call = new Call(policy, time.nanoTime(), outer);
-    if (ambient.insideRetryingCall()) {
-      call.nestedInsideRetryingCall(call.startNanos);
-    }
-    this.outerContext = outer == null ? ResilienceContext.EMPTY : outer;
+  private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle) {
     this.work = work;
+    this.time = policy.timeSource();
+    this.realClock = time == SystemTime.INSTANCE;
+    this.retries = policy.attempts() > 1;
+    Ambient ambient = Ambient.get();
+    ResilienceContext context = ambient.context();
+    this.outer = context == null ? ResilienceContext.EMPTY : context;
+    this.result = outcomeStyle ? null : new Result<>(this);
+    this.outcome = outcomeStyle ? new Result<>(this) : null;
+    call.init(policy, time.nanoTime(), context, this);
+    call.start(ambient.insideRetryingCall());
   }
 
-  static <T> AsyncExecution<T> start(Resilience policy, Resilience.AsyncWork<T> work) {
-    AsyncExecution<T> execution = new AsyncExecution<>(policy, work);
-    execution.result.whenComplete((v, t) -> {
-      if (t instanceof CancellationException) {
-        execution.cancelledByCaller();
-      }
-    });
-    execution.outcome.whenComplete((v, t) -> {
-      if (t instanceof CancellationException) {
-        execution.cancelledByCaller();
-      }
-    });
-    execution.attempt();
-    return execution;
+  static <T> CompletableFuture<T> execute(Resilience policy, Resilience.AsyncWork<T> work) {
+    AsyncExecution<T> execution = new AsyncExecution<>(policy, work, false);
+    return java.util.Objects.requireNonNull(execution.result);
   }
 
-  private void attempt() {
-    long now = time.nanoTime();
-    long timeout;
-    int number;
-    synchronized (this) {
-      if (call.stopReason != null || result.isDone() || outcome.isDone()) {
-        return; // cancelled while waiting
-      }
-      timeout = call.beginAttempt(now);
-      number = call.attempts;
-      if (timeout != 0) {
-        ticket.set(number);
-      }
+  static <T> CompletableFuture<Outcome<T>> run(Resilience policy, Resilience.AsyncWork<T> work) {
+    AsyncExecution<T> execution = new AsyncExecution<>(policy, work, true);
+    return java.util.Objects.requireNonNull(execution.outcome);
+  }
+
+  // ---------------------------------------------------------------- Call.Driver
+
+  @Override
+  public void start(Call c, AttemptRecord attempt) {
+    if (realClock && SystemTime.onTimerThread()) {
+      OFF_TIMER.execute(() -> startNow(c, attempt)); // user work never runs on the shared timer thread
+    } else {
+      startNow(c, attempt);
     }
-    if (timeout == 0) {
-      finish();
-      return;
+  }
+
+  private void startNow(Call c, AttemptRecord attempt) {
+    if (!c.begin(attempt)) {
+      return; // the call ended since this start was planned
     }
+    Running running = new Running(attempt);
+    attempt.handle = running;
+    long start = attempt.startNanos;
+    long timeout = attempt.timeoutNanos;
     // arm the timeout before the work starts, as the sync driver does, so that an answer arriving
     // exactly at the timeout is judged the same way by both drivers
     if (timeout != Long.MAX_VALUE) {
-      timer = time.schedule(() -> timedOut(number), timeout);
+      try {
+        running.timer = time.schedule(() -> onTimer(() -> timedOut(running)), timeout);
+      } catch (RuntimeException | Error e) {
+        c.attemptEnded(attempt, null, e, false, false); // a clock that cannot schedule: this attempt fails
+        return;
+      }
     }
+    ResilienceContext context = timeout == Long.MAX_VALUE ? outer : outer.withDeadlineAt(start + timeout, time);
     CompletableFuture<T> stage;
-    ResilienceContext attemptContext = timeout == Long.MAX_VALUE ? outerContext
-        : outerContext.withDeadlineAt(Call.saturatedAdd(now, timeout), time);
-    try (ResilienceContext.Scope scope = attemptContext.open()) {
-      CompletionStage<T> started = work.start(
-          new Attempt(number, timeout, call.remainingNanos(now), false, call.criticality));
+    try (ResilienceContext.Scope scope = context.openAttempt(retries)) {
+      CompletionStage<T> started = work.start(new Attempt(attempt.number, timeout, c.remaining(start),
+          attempt.kind == AttemptRecord.HEDGE, c.criticality));
       stage = started == null
           ? CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"))
           : started.toCompletableFuture();
     } catch (Throwable t) {
       stage = CompletableFuture.failedFuture(t);
     }
-    if (ticket.get() != number) {
+    running.stage = stage;
+    if (running.state.get() != Running.OPEN) {
       stage.cancel(true); // timed out or cancelled while it was starting
-      return;
     }
-    inFlight = stage;
-    if (ticket.get() != number) {
-      stage.cancel(true); // settled between the check and the hand-over
-      return;
-    }
-    final CompletableFuture<T> started = stage;
-    started.whenComplete((value, failure) -> completed(number, value, failure));
+    stage.whenComplete((value, failure) -> completed(running, value, failure));
   }
 
-  private void completed(int number, @Nullable T value, @Nullable Throwable failure) {
-    if (!ticket.compareAndSet(number, SETTLED)) {
-      return; // the timeout or the caller got there first
+  @Override
+  public void cancel(Call c, AttemptRecord attempt) {
+    Object handle = attempt.handle;
+    if (handle instanceof Running) {
+      Running running = (Running) handle;
+      if (running.settle()) {
+        // the core has already ended the attempt; stop its work
+        running.stopTimer();
+        CompletableFuture<?> stage = running.stage;
+        if (stage != null) {
+          stage.cancel(true);
+        }
+      }
     }
-    TimeSource.Scheduled t = timer;
-    if (t != null) {
-      t.cancel();
-    }
-    decide(value, unwrap(failure), false);
   }
 
-  private void timedOut(int number) {
-    if (!ticket.compareAndSet(number, SETTLED)) {
+  @Override
+  public void wakeAfter(Call c, long delayNanos, int token) {
+    time.schedule(() -> onTimer(() -> c.wake(token)), delayNanos);
+  }
+
+  @Override
+  public void finish(Call c, long pauseNanos) {
+    if (pauseNanos > 0) {
+      pauseTimer = time.schedule(() -> onTimer(this::complete), pauseNanos);
+      if (callerCancelled) {
+        cutPauseShort(); // cancelled while the pause was being armed
+      }
+    } else if (realClock && SystemTime.onTimerThread()) {
+      OFF_TIMER.execute(this::complete); // the caller's dependents never run on the shared timer thread
+    } else {
+      complete();
+    }
+  }
+
+  /** Runs a timer's consequence off the shared timer thread on the real clock, inline otherwise. */
+  private void onTimer(Runnable task) {
+    if (realClock) {
+      OFF_TIMER.execute(task);
+    } else {
+      task.run();
+    }
+  }
+
+  // ---------------------------------------------------------------- attempts ending
+
+  private void completed(Running running, @Nullable T value, @Nullable Throwable failure) {
+    if (!running.settle()) {
+      return; // the timeout or the core got there first
+    }
+    running.stopTimer();
+    Throwable cause = unwrap(failure);
+    boolean cancelled = cause != null && Call.isCancellation(cause, false);
+    call.attemptEnded(running.attempt, value, cause, false, cancelled);
+  }
+
+  private void timedOut(Running running) {
+    if (!running.settle()) {
       return;
     }
-    CompletableFuture<T> abandoned = inFlight;
+    CompletableFuture<?> abandoned = running.stage;
     if (abandoned != null) {
       abandoned.cancel(true);
     }
-    decide(null, null, true);
+    call.attemptEnded(running.attempt, null, null, true, false);
   }
 
-  private void cancelledByCaller() {
-    int number = ticket.get();
-    boolean inAttempt = number != SETTLED && ticket.compareAndSet(number, SETTLED);
-    if (inAttempt) {
-      CompletableFuture<T> abandoned = inFlight;
-      if (abandoned != null) {
-        abandoned.cancel(true);
-      }
-    }
-    TimeSource.Scheduled t = timer;
-    if (t != null) {
-      t.cancel();
-    }
-    synchronized (this) {
-      if (call.stopReason == null) {
-        if (inAttempt) {
-          // the attempt in flight ends as cancelled, with the same events as in the sync driver
-          call.afterAttempt(null, new CancellationException("call cancelled by the caller"), false, true, time.nanoTime());
-        } else {
-          call.cancelled(time.nanoTime());
-        }
-      }
-    }
-    finish();
-  }
+  // ---------------------------------------------------------------- the caller's future
 
-  private void decide(@Nullable T value, @Nullable Throwable failure, boolean timedOut) {
-    int action;
-    synchronized (this) {
-      if (call.stopReason != null) {
-        return; // the caller cancelled while this attempt settled
-      }
-      action = call.afterAttempt(value, failure, timedOut, false, time.nanoTime());
-    }
-    switch (action) {
-      case Call.RETRY:
-        if (call.delayNanos <= 0) {
-          attempt();
-        } else {
-          timer = time.schedule(this::attempt, call.delayNanos);
-        }
-        break;
-      case Call.PAUSE_THEN_STOP:
-        timer = time.schedule(this::finish, call.delayNanos);
-        break;
-      default:
-        finish();
-    }
-  }
-
+  /** Completes the caller's future with the call's outcome, once. */
   @SuppressWarnings("unchecked")
-  private void finish() {
-    Outcome<T> o;
-    synchronized (this) {
-      if (call.stopReason == null) {
+  private void complete() {
+    if (!delivered.compareAndSet(0, 1)) {
+      return;
+    }
+    call.finishedNanos = time.nanoTime();
+    Result<?> future = result != null ? result : outcome;
+    if (call.stopReason == StopReason.CANCELLED && future != null) {
+      if (callerCompleted) {
+        return; // the caller completed the future itself; its value stands
+      }
+      if (callerCancelled) {
+        future.cancelInternally();
         return;
       }
-      o = call.toOutcome(time.nanoTime());
     }
-    Throwable failure = o.failure().orElse(null);
-    if (failure == null) {
-      result.complete((T) call.lastResult);
-    } else {
-      result.completeExceptionally(failure);
+    Result<Outcome<T>> o = outcome;
+    if (o != null) {
+      o.completeInternally(call.toOutcome());
+      return;
     }
-    outcome.complete(o);
+    Result<T> r = result;
+    if (r != null) {
+      Throwable failure = call.failureToThrow();
+      if (failure == null) {
+        r.completeInternally((T) call.lastResult);
+      } else {
+        r.failInternally(failure);
+      }
+    }
+  }
+
+  /** The caller cancelled or interrupted a call whose outcome is fixed: stop serving the pause. */
+  private void cutPauseShort() {
+    TimeSource.Scheduled t = pauseTimer;
+    if (t != null && t.cancel()) {
+      complete();
+    }
+  }
+
+  /** Cancel from the caller: true only if the call ended cancelled because of it. */
+  private boolean callerCancels() {
+    callerCancelled = true;
+    if (call.cancel()) {
+      return true;
+    }
+    cutPauseShort(); // the call had already ended: it may still be serving its guarded pause
+    return false;
+  }
+
+  /** The caller completes the future itself: the call stops, cancelled, and the caller's value stands. */
+  private void callerCompletes() {
+    callerCompleted = true;
+    call.cancel();
   }
 
   private static @Nullable Throwable unwrap(@Nullable Throwable t) {
@@ -205,5 +247,102 @@ final class AsyncExecution<T> {
       t = t.getCause();
     }
     return t;
+  }
+
+  /** One running attempt: its future, its timer, and who settled it. */
+  private static final class Running {
+    static final int OPEN = 0;
+    static final int SETTLED = 1;
+
+    final AttemptRecord attempt;
+    final AtomicInteger state = new AtomicInteger(OPEN);
+    volatile @Nullable CompletableFuture<?> stage;
+    volatile TimeSource.@Nullable Scheduled timer;
+
+    Running(AttemptRecord attempt) {
+      this.attempt = attempt;
+    }
+
+    boolean settle() {
+      return state.compareAndSet(OPEN, SETTLED);
+    }
+
+    void stopTimer() {
+      TimeSource.Scheduled t = timer;
+      if (t != null) {
+        t.cancel();
+      }
+    }
+  }
+
+  /**
+   * The future the caller holds. Cancelling it or completing it from outside goes through the core;
+   * Quell's own completion goes around these overrides. Dependent stages are plain futures.
+   */
+  static final class Result<V> extends CompletableFuture<V> {
+    private final AsyncExecution<?> execution;
+
+    Result(AsyncExecution<?> execution) {
+      this.execution = execution;
+    }
+
+    void completeInternally(V value) {
+      super.complete(value);
+    }
+
+    void failInternally(Throwable failure) {
+      super.completeExceptionally(failure);
+    }
+
+    void cancelInternally() {
+      super.cancel(true);
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      if (isDone()) {
+        return false;
+      }
+      if (!execution.callerCancels()) {
+        return false; // the call had already ended: its outcome stands
+      }
+      super.cancel(mayInterruptIfRunning); // (the core may have cancelled it already)
+      return true;
+    }
+
+    @Override
+    public boolean complete(V value) {
+      if (isDone()) {
+        return false;
+      }
+      execution.callerCompletes();
+      return super.complete(value);
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      if (isDone()) {
+        return false;
+      }
+      execution.callerCompletes();
+      return super.completeExceptionally(ex);
+    }
+
+    @Override
+    public void obtrudeValue(V value) {
+      execution.callerCompletes();
+      super.obtrudeValue(value);
+    }
+
+    @Override
+    public void obtrudeException(Throwable ex) {
+      execution.callerCompletes();
+      super.obtrudeException(ex);
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new CompletableFuture<>();
+    }
   }
 }

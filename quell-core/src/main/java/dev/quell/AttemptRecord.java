@@ -25,9 +25,7 @@ final class AttemptRecord {
   static final int QUEUED = 2;
   /** The work is running. */
   static final int RUNNING = 3;
-  /** The core asked the driver to cancel it; its end is still to be reported. */
-  static final int CANCELLING = 4;
-  /** Ended and released. */
+  /** Ended and released (if it ran, its driver may still be stopping its work). */
   static final int ENDED = 5;
 
   /** 1 for the call's first attempt; every attempt, hedges included, has its own number. */

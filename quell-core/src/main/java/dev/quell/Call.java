@@ -1,264 +1,934 @@
 package dev.quell;
 
-import java.time.Duration;
 import dev.quell.internal.CallObserver;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The decision core: one call's state and the single place where Quell decides what follows an
- * attempt. The synchronous driver ({@link SyncExecution}), the asynchronous driver
- * ({@link AsyncExecution}) and, through a virtual {@link TimeSource}, the simulator all drive this
- * class and nothing else decides. It runs on any {@code TimeSource}, starts no threads and never
- * blocks: waiting is the driver's job.
+ * The decision core: one call as a small state machine, and the only place where Quell decides what
+ * happens next. Drivers feed it inputs — {@link #start}, an attempt began ({@link #begin}) or ended
+ * ({@link #attemptEnded}), a wake-up came due ({@link #wake}), a queued permit was handed over
+ * ({@link #granted}), the caller cancelled ({@link #cancel}) — and carry out the plan it hands back
+ * through {@link Driver}: start this attempt, cancel that one, wake me after D, finish after pause P.
+ * The synchronous driver, the asynchronous driver and (through a virtual {@link TimeSource}) the
+ * simulator all carry out the same plans; none of them decides anything.
  *
- * <p>Not thread-safe: a driver makes sure one thread at a time touches a call.
+ * <p>It holds a record per attempt ({@link AttemptRecord}), so more than one attempt can be in
+ * flight, and asks one ordered list of {@link Gate}s before every attempt: draining, deadline,
+ * breaker, limiters, and — for retries and hedges only, last — the retry budget.
+ *
+ * <p>The invariants hold by construction, whatever the drivers do:
+ * <ul>
+ *   <li>Inputs are taken under the call's lock; the plan and the events they produce go into an
+ *       outbox that is delivered outside the lock, by one thread at a time, in order. A listener
+ *       that re-enters the call (cancels it from an event) only adds to the outbox; the delivering
+ *       thread carries that out next. Nothing recurses, so retries never grow the stack.
+ *   <li>Exactly one terminal event: {@link #stop} runs once; after it no input changes the outcome.
+ *   <li>No attempt starts after the terminal event: {@link #begin} is the last word on whether
+ *       work may start, and it refuses once the call has stopped. A start planned before the stop
+ *       reaches the driver before the stop's events do, because the outbox keeps order.
+ *   <li>Every gate that admitted an attempt is released exactly once ({@link #release}), on every
+ *       exit path: the attempt ended, was cancelled, threw, or never started.
+ * </ul>
+ *
+ * <p>It runs on any {@code TimeSource}, starts no thread and never blocks: waiting is the driver's.
  */
 final class Call {
-  /** Start the next attempt after {@link #delayNanos}. */
-  static final int RETRY = 1;
-  /** Stop now with {@link #stopReason}. */
-  static final int STOP = 2;
-  /** Serve the guarded pause of {@link #delayNanos}, then stop with {@link #stopReason}. */
-  static final int PAUSE_THEN_STOP = 3;
+  /** What a driver does for the core. Called outside the call's lock, in order, by one thread at a time. */
+  interface Driver {
+    /** Start the work of {@code attempt} now (after {@link Call#begin} says it may). */
+    void start(Call call, AttemptRecord attempt);
+
+    /** Stop the work of {@code attempt}, which is running: its end is still to be reported. */
+    void cancel(Call call, AttemptRecord attempt);
+
+    /** Call {@link Call#wake} with {@code token} after {@code delayNanos} (a backoff, a wait for a permit). */
+    void wakeAfter(Call call, long delayNanos, int token);
+
+    /** The call is over: deliver its outcome, after serving the guarded pause of {@code pauseNanos}. */
+    void finish(Call call, long pauseNanos);
+  }
 
   /** The guarded rejection pause: keeps callers that loop on rejections from spinning. */
   static final long REJECTION_PAUSE_NANOS = 100_000_000L;
 
-  final Resilience policy;
-  final RetryBudget budget;
-  final TimeSource time;
-  final long startNanos;
-  final long deadlineNanos;
-  final Criticality criticality;
-  private final List<ResilienceListener> listeners;
-  private final CallObserver[] observers;
-  private final boolean observed;
+  // phases
+  private static final int NEW = 0;
+  /** One or more attempts run; nothing else is pending. */
+  private static final int RUNNING = 1;
+  /** Waiting out a backoff (or a gate's wait) before the next admission or start. */
+  private static final int WAITING = 2;
+  /** An attempt is queued at a gate for a permit. */
+  private static final int QUEUED = 3;
+  /** Stopped; the outcome is fixed. */
+  private static final int DONE = 4;
 
+  // what a wake-up is for
+  private static final int WAKE_ADMIT = 1;
+  private static final int WAKE_START = 2;
+  private static final int WAKE_QUEUE = 3;
+
+  // outbox entries
+  private static final int FX_EVENT = 1;
+  private static final int FX_START = 2;
+  private static final int FX_CANCEL = 3;
+  private static final int FX_WAKE = 4;
+  private static final int FX_FINISH = 5;
+
+  // ---------------------------------------------------------------- configuration, fixed per call
+
+  Resilience policy;
+  TimeSource time;
+  RetryBudget budget;
+  private Gate[] gates;
+  /** Index of the budget's gate in {@link #gates}, or -1. */
+  private int budgetGate;
+  long startNanos;
+  /** Nanoseconds from {@link #startNanos} to the deadline; Long.MAX_VALUE for none. Only differences are compared. */
+  long deadlineNanos;
+  Criticality criticality;
+  /** The criticality to publish to nested calls, or null when the caller's context has no label. */
+  @Nullable Criticality publishedCriticality;
+  private List<ResilienceListener> listeners;
+  private CallObserver[] observers;
+  private boolean observed;
+  private Driver driver;
+
+  // ---------------------------------------------------------------- state, guarded by this
+
+  private int phase;
+  private AttemptRecord[] records = new AttemptRecord[2];
+  /** Records in use: every attempt admitted or being admitted. */
+  private int recordCount;
+  /** Attempts that started their work; what {@link Outcome#attempts()} reports. */
   int attempts;
-  long attemptStartNanos;
-  long attemptTimeoutNanos;
+  private int inFlight;
+  /** The record being admitted, queued or waiting to start. */
+  private @Nullable AttemptRecord pending;
+  private int pendingKind;
+  private int queuedGate = -1;
+  private int wakeToken;
+  private int wakeFor;
+
+  @Nullable StopReason stopReason;
+  long pauseNanos;
+  /** Retry-After of the refusing gate, or -1. */
+  private long refusalRetryAfterNanos = -1;
+  long endNanos;
+
   @Nullable Object lastResult;
   @Nullable Throwable lastFailure;
   boolean lastHasValue;
   @Nullable Verdict lastVerdict;
+  /** When the driver delivered the outcome (after the guarded pause, if any). */
+  long finishedNanos;
 
-  @Nullable StopReason stopReason;
-  long delayNanos;
-  @Nullable Duration retryAfter;
+  // outbox
+  private Effect[] outbox = new Effect[4];
+  private int outHead;
+  private int outSize;
+  private boolean delivering;
+  /** Set while a thread is inside {@link #deliver}: which one, for re-entrancy. */
+  private @Nullable Thread deliverer;
 
-  Call(Resilience policy, long startNanos, @Nullable ResilienceContext ambient) {
+  Call() {}
+
+  /** Prepares this (possibly reused) call object for a new call. Not thread-safe: before {@link #start}. */
+  Call init(Resilience policy, long now, @Nullable ResilienceContext ambient, Driver driver) {
     this.policy = policy;
-    this.budget = policy.budget();
     this.time = policy.timeSource();
-    this.startNanos = startNanos;
-    long deadline = policy.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(startNanos, policy.deadlineNanos);
-    if (ambient != null && policy.useAmbientDeadline()) {
-      // the effective deadline is the earlier of ours and the caller's, resolved once per call
-      deadline = Math.min(deadline, ambient.deadlineOn(time, startNanos));
+    this.budget = policy.budget();
+    this.gates = policy.gates;
+    this.budgetGate = policy.budgetGateIndex;
+    this.startNanos = now;
+    long deadline = policy.deadlineNanos;
+    Criticality c = Criticality.CRITICAL;
+    Criticality published = null;
+    if (ambient != null) {
+      if (policy.useAmbientDeadline()) {
+        // the effective deadline is the earlier of ours and the caller's, resolved once per call
+        deadline = Math.min(deadline, ambient.remainingOn(time, now));
+      }
+      if (ambient.hasCriticality()) {
+        published = ambient.criticality();
+        if (policy.useAmbientCriticality()) {
+          c = published;
+        }
+      }
     }
     this.deadlineNanos = deadline;
-    this.criticality = ambient != null && policy.useAmbientCriticality() ? ambient.criticality() : Criticality.CRITICAL;
+    this.criticality = c;
+    this.publishedCriticality = published;
     this.listeners = policy.eventListeners;
     this.observers = policy.observers;
     this.observed = !listeners.isEmpty() || observers.length > 0;
+    this.driver = driver;
+    this.phase = NEW;
+    for (int i = 0; i < recordCount; i++) {
+      records[i].handle = null;
+    }
+    this.recordCount = 0;
+    this.attempts = 0;
+    this.inFlight = 0;
+    this.pending = null;
+    this.queuedGate = -1;
+    this.wakeFor = 0;
+    this.stopReason = null;
+    this.pauseNanos = 0;
+    this.refusalRetryAfterNanos = -1;
+    this.endNanos = now;
+    this.lastResult = null;
+    this.lastFailure = null;
+    this.lastHasValue = false;
+    this.lastVerdict = null;
+    this.finishedNanos = now;
+    this.outHead = 0;
+    this.outSize = 0;
+    this.delivering = false;
+    this.deliverer = null;
+    return this;
   }
 
-  /** Emits the nested-retry event: this call retries inside an attempt of another call that retries too. */
-  void nestedInsideRetryingCall(long now) {
-    if (policy.attempts() > 1) {
-      emit(ResilienceEvent.Type.NESTED_RETRY, now, null, null, null, null);
+  /** Drops references to user objects so that a pooled call object keeps no policy, budget or result alive. */
+  void clear() {
+    policy = Resilience.NONE;
+    time = SystemTime.INSTANCE;
+    budget = RetryBudget.NONE;
+    gates = NO_GATES;
+    listeners = List.of();
+    observers = NO_OBSERVERS;
+    lastResult = null;
+    lastFailure = null;
+    lastVerdict = null;
+    for (int i = 0; i < recordCount; i++) {
+      records[i].handle = null;
+    }
+  }
+
+  private static final Gate[] NO_GATES = {};
+  private static final CallObserver[] NO_OBSERVERS = {};
+
+  // ---------------------------------------------------------------- inputs
+
+  /** Starts the call: emits the nested-retry event if asked, then admits the first attempt. */
+  void start(boolean nestedInsideRetryingCall) {
+    synchronized (this) {
+      long now = time.nanoTime();
+      budget.callStarted();
+      phase = RUNNING;
+      if (nestedInsideRetryingCall && policy.attempts() > 1) {
+        event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
+      }
+      admit(AttemptRecord.FIRST, now);
+    }
+    deliver();
+  }
+
+  /**
+   * Starts the first attempt that a driver already ran before the call existed (the synchronous
+   * fast path), so the core takes over from its end. The attempt was admitted by the fast path's
+   * own gate checks, recorded in {@code admitted}.
+   */
+  AttemptRecord adoptFirst(long attemptStart, long timeoutNanos, int admitted, long @Nullable [] marks) {
+    synchronized (this) {
+      budget.callStarted();
+      phase = RUNNING;
+      AttemptRecord r = newRecord(AttemptRecord.FIRST, attemptStart);
+      r.admitted = admitted;
+      if (marks != null && r.marks != null) {
+        System.arraycopy(marks, 0, r.marks, 0, Math.min(marks.length, r.marks.length));
+      }
+      r.timeoutNanos = timeoutNanos;
+      r.state = AttemptRecord.RUNNING;
+      r.number = ++attempts;
+      inFlight++;
+      return r;
     }
   }
 
   /**
-   * Decides whether the next attempt may start at {@code now}. Returns the attempt's timeout in
-   * nanoseconds ({@code Long.MAX_VALUE} for none), or 0 if it must not start; then the call has
-   * stopped with {@link #stopReason} and the terminal event has been sent.
+   * The driver is about to start {@code attempt}'s work. Returns false if it must not — the call
+   * stopped since the start was planned — and then the attempt is released as never started.
+   * Emits ATTEMPT_STARTED otherwise.
    */
-  long beginAttempt(long now) {
-    if (Draining.isDraining()) {
-      stop(StopReason.DRAINING, now, null);
-      return 0;
+  boolean begin(AttemptRecord attempt) {
+    synchronized (this) {
+      if (attempt.state != AttemptRecord.PLANNED) {
+        return false;
+      }
+      long now = time.nanoTime();
+      if (phase == DONE) {
+        attempt.state = AttemptRecord.ENDED;
+        release(attempt, Gate.NOT_STARTED, now);
+        return false;
+      }
+      attempt.state = AttemptRecord.RUNNING;
+      attempt.startNanos = now;
+      // the attempt may run at most its timeout, and never past the deadline
+      attempt.timeoutNanos = Math.min(policy.attemptTimeoutNanos, remaining(now));
+      attempt.number = ++attempts;
+      inFlight++;
+      if (observed) {
+        event(ResilienceEvent.Type.ATTEMPT_STARTED, now, attempt.number, attempt, 0);
+      }
     }
-    if (now >= deadlineNanos) {
-      stop(StopReason.DEADLINE_EXCEEDED, now, null);
-      return 0;
-    }
-    attempts++;
-    attemptStartNanos = now;
-    long left = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNanos - now;
-    attemptTimeoutNanos = Math.min(policy.attemptTimeoutNanos, left);
     if (observed) {
-      notifyAttemptStarted(observers, policy.name(), budget, criticality, attempts);
-      emit(ResilienceEvent.Type.ATTEMPT_STARTED, now, null, null, null, null);
+      deliver();
     }
-    return attemptTimeoutNanos;
-  }
-
-  /** Time left before the deadline at {@code now}; {@code Long.MAX_VALUE} when there is none. */
-  long remainingNanos(long now) {
-    return deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadlineNanos - now);
-  }
-
-  /** Records an attempt that the first-attempt fast path already ran, so the core can take over from there. */
-  void adoptFirstAttempt(long attemptStart, long timeoutNanos) {
-    attempts = 1;
-    attemptStartNanos = attemptStart;
-    attemptTimeoutNanos = timeoutNanos;
+    return true;
   }
 
   /**
-   * Decides what follows an attempt that ended at {@code now} with {@code result} or
-   * {@code failure}; {@code timedOut} means the attempt timeout ended it, {@code interrupted} that the
-   * caller cancelled it. Returns {@link #RETRY},
-   * {@link #STOP} or {@link #PAUSE_THEN_STOP}. Budget accounting happens here: a success deposits, a
-   * retryable failure is recorded, and a retry is charged in the same step that admits it.
+   * {@code attempt} ended: it returned {@code result}, threw {@code failure}, ran past its timeout
+   * ({@code timedOut}), or was cancelled ({@code cancelled}: the caller's interrupt or cancellation,
+   * or the core's own request). Decides what follows.
    */
-  int afterAttempt(@Nullable Object result, @Nullable Throwable failure, boolean timedOut, boolean interrupted, long now) {
+  void attemptEnded(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
+      boolean cancelled) {
+    attemptEnded(attempt, result, failure, timedOut, cancelled, null);
+  }
+
+  /** As above, with the verdict already known (the fast path classified the result once). */
+  void attemptEnded(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
+      boolean cancelled, @Nullable Verdict known) {
+    synchronized (this) {
+      endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
+    }
+    deliver();
+  }
+
+  private void endedLocked(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure,
+      boolean timedOut, boolean cancelled, @Nullable Verdict known, long now) {
+    if (attempt.state != AttemptRecord.RUNNING) {
+      return; // already settled: the call ended while it ran and ended it then
+    }
+    attempt.state = AttemptRecord.ENDED;
+    inFlight--;
     if (timedOut) {
-      failure = new AttemptTimeoutException(Duration.ofNanos(attemptTimeoutNanos));
+      failure = new AttemptTimeoutException(Duration.ofNanos(attempt.timeoutNanos));
       result = null;
     }
     lastResult = result;
     lastFailure = failure;
     lastHasValue = failure == null;
 
-    if (interrupted || (failure != null && isCancellation(failure))) {
+    if (cancelled) {
       lastVerdict = null;
-      emitAttemptEnded(now);
-      stop(StopReason.CANCELLED, now, null);
-      return STOP;
+      release(attempt, Gate.CANCELLED, now);
+      if (observed) {
+        event(ResilienceEvent.Type.ATTEMPT_ENDED, now, attempt.number, attempt, 0, null, failure);
+      }
+      stop(StopReason.CANCELLED, now, 0);
+      return;
     }
 
-    Verdict verdict = classify(result, failure);
+    Verdict verdict = known != null ? known : classify(result, failure);
     lastVerdict = verdict;
-    emitAttemptEnded(now);
-
-    switch (verdict.kind()) {
-      case OK:
-        budget.deposit();
-        stop(StopReason.SUCCEEDED, now, null);
-        return STOP;
-      case PERMANENT:
-        stop(StopReason.PERMANENT, now, null);
-        return STOP;
-      default:
-        budget.recordFailure();
+    Verdict.Kind kind = verdict.kind();
+    release(attempt, timedOut ? Gate.TIMED_OUT : howEnded(kind), now);
+    if (kind == Verdict.Kind.OK) {
+      budget.deposit();
+    } else if (kind != Verdict.Kind.PERMANENT) {
+      budget.recordFailure();
     }
-    if (Draining.isDraining()) {
-      stop(StopReason.DRAINING, now, null); // no new attempt starts once draining has begun
-      return STOP;
-    }
-    long deadline = deadlineNanos;
-    if (now >= deadline) {
-      stop(StopReason.DEADLINE_EXCEEDED, now, null);
-      return STOP;
-    }
-    if (attempts >= policy.attempts()) {
-      stop(StopReason.ATTEMPTS_EXHAUSTED, now, null);
-      return STOP;
-    }
-    long delay = backoffNanos(verdict);
-    if (delay >= deadline - now) {
-      // sleeping would only carry us past the deadline: fail now instead
-      stop(StopReason.DEADLINE_EXCEEDED, now, null);
-      return STOP;
-    }
-    if (!budget.trySpend(criticality)) {
-      retryAfter = budget.retryAfter().orElse(null);
-      delayNanos = Math.min(REJECTION_PAUSE_NANOS, deadline - now);
-      stop(StopReason.BUDGET_EXHAUSTED, now, Duration.ofNanos(delayNanos));
-      return PAUSE_THEN_STOP;
-    }
-    delayNanos = delay;
     if (observed) {
-      for (CallObserver o : observers) {
-        try {
-          o.retrying(policy.name(), budget, criticality, attempts, delay);
-        } catch (RuntimeException | LinkageError | AssertionError ignored) {
-          // an observer must never break a call
+      event(ResilienceEvent.Type.ATTEMPT_ENDED, now, attempt.number, attempt, 0, verdict, failure);
+    }
+    afterAttempt(verdict, now);
+  }
+
+  /** A wake-up the core asked for came due. Stale wake-ups (for a plan since replaced) are ignored. */
+  void wake(int token) {
+    synchronized (this) {
+      wakeLocked(token);
+    }
+    deliver();
+  }
+
+  private void wakeLocked(int token) {
+    {
+      if (token != wakeToken || phase == DONE) {
+        return;
+      }
+      long now = time.nanoTime();
+      int what = wakeFor;
+      wakeFor = 0;
+      wakeToken++;
+      if (what == WAKE_ADMIT && phase == WAITING) {
+        phase = RUNNING;
+        admit(pendingKind, now);
+      } else if (what == WAKE_START && phase == WAITING) {
+        AttemptRecord r = pending;
+        if (r != null) {
+          phase = RUNNING;
+          planStart(r, now);
+        }
+      } else if (what == WAKE_QUEUE && phase == QUEUED) {
+        AttemptRecord r = pending;
+        if (r != null) {
+          // the wait ran out: refused, unless the permit was handed over at the last moment
+          if (gates[queuedGate].cancelAwait(r, queuedGate)) {
+            queueRefused(r, now);
+          } else {
+            continueAfterQueue(r, now);
+          }
         }
       }
-      if (!listeners.isEmpty()) {
-        emit(ResilienceEvent.Type.RETRYING, now, Duration.ofNanos(delay), verdict, failure, null);
+    }
+  }
+
+  /** A gate handed a queued attempt its permit. */
+  void granted(AttemptRecord attempt) {
+    synchronized (this) {
+      if (phase == QUEUED && pending == attempt) {
+        wakeToken++; // the wait timer is stale now
+        continueAfterQueue(attempt, time.nanoTime());
+      }
+      // otherwise the call stopped while it waited, and stop() took the permit back
+    }
+    deliver();
+  }
+
+  /**
+   * The caller cancelled the call (cancelled or completed its future, or interrupted its thread
+   * between attempts). Returns true if this made the call end as {@link StopReason#CANCELLED}; false
+   * if it had already ended (its outcome stands).
+   */
+  boolean cancel() {
+    boolean cancelled;
+    synchronized (this) {
+      if (phase == DONE) {
+        cancelled = false;
+      } else {
+        long now = time.nanoTime();
+        stop(StopReason.CANCELLED, now, 0);
+        cancelled = true;
       }
     }
-    return RETRY;
+    deliver();
+    return cancelled;
   }
 
-  /** The caller cancelled (or interrupted) the call while it waited between attempts. */
-  void cancelled(long now) {
-    if (stopReason == null) {
-      stop(StopReason.CANCELLED, now, null);
+  /** A drain's grace ran out: a call still waiting between attempts ends now, as DRAINING. */
+  void graceEnded() {
+    synchronized (this) {
+      if (phase == WAITING || phase == QUEUED) {
+        stop(StopReason.DRAINING, time.nanoTime(), 0);
+      }
+    }
+    deliver();
+  }
+
+  /** True once the call has stopped. */
+  synchronized boolean isDone() {
+    return phase == DONE;
+  }
+
+  // ---------------------------------------------------------------- decisions (under the lock)
+
+  private void afterAttempt(Verdict verdict, long now) {
+    switch (verdict.kind()) {
+      case OK:
+        stop(StopReason.SUCCEEDED, now, 0);
+        return;
+      case PERMANENT:
+        stop(StopReason.PERMANENT, now, 0);
+        return;
+      default:
+        break;
+    }
+    if (inFlight > 0) {
+      return; // another attempt is still running; its end decides
+    }
+    if (Draining.isDraining()) {
+      stop(StopReason.DRAINING, now, 0); // no new attempt starts once draining has begun
+      return;
+    }
+    long left = remaining(now);
+    if (left <= 0) {
+      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+      return;
+    }
+    if (attempts >= policy.attempts()) {
+      stop(StopReason.ATTEMPTS_EXHAUSTED, now, 0);
+      return;
+    }
+    long delay = backoffNanos(verdict);
+    if (delay < 0) {
+      stop(StopReason.PERMANENT, now, 0); // the backoff failed: retrying is off for this call
+      return;
+    }
+    if (delay >= left) {
+      // sleeping would only carry us past the deadline: fail now instead
+      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+      return;
+    }
+    if (!budget.wouldFund(criticality)) {
+      // known now, so the caller does not sleep the backoff only to be refused after it
+      refuse(StopReason.BUDGET_EXHAUSTED, budget.retryAfterNanos(criticality), now);
+      return;
+    }
+    if (observed) {
+      notifyRetrying(now, delay, verdict);
+    }
+    pendingKind = AttemptRecord.RETRY;
+    if (delay == 0) {
+      admit(AttemptRecord.RETRY, now);
+    } else {
+      phase = WAITING;
+      wakeFor = WAKE_ADMIT;
+      Draining.watch(this);
+      outbox(FX_WAKE, null, delay, ++wakeToken);
     }
   }
 
+  /** Asks the gates, in order, to admit an attempt of {@code kind} at {@code now}. */
+  private void admit(int kind, long now) {
+    if (Draining.isDraining()) {
+      stop(StopReason.DRAINING, now, 0);
+      return;
+    }
+    long left = remaining(now);
+    if (left <= 0) {
+      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+      return;
+    }
+    AttemptRecord r = newRecord(kind, now);
+    r.timeoutNanos = left; // what the gates may use: the time left before the deadline
+    admitFrom(r, 0, now);
+  }
+
+  private void admitFrom(AttemptRecord r, int from, long now) {
+    Gate[] g = gates;
+    for (int i = from; i < g.length; i++) {
+      if (i == budgetGate && !r.isAdditional()) {
+        r.admitted = i + 1; // first attempts are never charged nor refused by the budget
+        continue;
+      }
+      long waitBefore = r.waitNanos;
+      if (g[i].tryAdmit(r, i, now)) {
+        r.admitted = i + 1;
+        if (r.waitNanos < waitBefore) {
+          r.waitNanos = waitBefore; // waits do not shrink
+        }
+        continue;
+      }
+      long maxWait = g[i].maxWaitNanos();
+      if (maxWait > 0) {
+        long bound = Math.min(maxWait, r.timeoutNanos);
+        r.state = AttemptRecord.QUEUED;
+        pending = r;
+        queuedGate = i;
+        phase = QUEUED;
+        if (bound > 0 && g[i].await(r, i, () -> granted(r))) {
+          wakeFor = WAKE_QUEUE;
+          Draining.watch(this);
+          outbox(FX_WAKE, null, bound, ++wakeToken);
+          return;
+        }
+        phase = RUNNING;
+        pending = null;
+        queuedGate = -1;
+        r.state = AttemptRecord.NEW;
+      }
+      refused(r, g[i].refusal(), r.retryAfterNanos, now);
+      return;
+    }
+    if (r.waitNanos > 0) {
+      if (r.waitNanos >= r.timeoutNanos) {
+        // a permit this far off would start the attempt past the deadline
+        r.state = AttemptRecord.NEW;
+        release(r, Gate.NOT_STARTED, now);
+        stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+        return;
+      }
+      r.state = AttemptRecord.NEW; // admitted, waiting for its reserved permit's time
+      pending = r;
+      phase = WAITING;
+      wakeFor = WAKE_START;
+      Draining.watch(this);
+      outbox(FX_WAKE, null, r.waitNanos, ++wakeToken);
+      return;
+    }
+    planStart(r, now);
+  }
+
+  private void continueAfterQueue(AttemptRecord r, long now) {
+    phase = RUNNING;
+    pending = null;
+    int gate = queuedGate;
+    queuedGate = -1;
+    r.admitted = gate + 1;
+    r.state = AttemptRecord.NEW;
+    r.timeoutNanos = remaining(now);
+    if (r.timeoutNanos <= 0) {
+      release(r, Gate.NOT_STARTED, now);
+      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+      return;
+    }
+    admitFrom(r, gate + 1, now);
+  }
+
+  private void queueRefused(AttemptRecord r, long now) {
+    phase = RUNNING;
+    pending = null;
+    int gate = queuedGate;
+    queuedGate = -1;
+    r.state = AttemptRecord.NEW;
+    refused(r, gates[gate].refusal(), r.retryAfterNanos, now);
+  }
+
+  /** A gate refused {@code r}: give back what earlier gates admitted, then end the call. */
+  private void refused(AttemptRecord r, StopReason reason, long retryAfterNanos, long now) {
+    release(r, Gate.NOT_STARTED, now);
+    r.state = AttemptRecord.ENDED;
+    refuse(reason, retryAfterNanos, now);
+  }
+
+  /** Ends the call with a gate's refusal, after the guarded pause (capped by the time left). */
+  private void refuse(StopReason reason, long retryAfterNanos, long now) {
+    refusalRetryAfterNanos = retryAfterNanos;
+    if (reason == StopReason.DEADLINE_EXCEEDED || reason == StopReason.DRAINING) {
+      stop(reason, now, 0);
+      return;
+    }
+    long pause = Math.max(0, Math.min(REJECTION_PAUSE_NANOS, remaining(now)));
+    stop(reason, now, pause);
+  }
+
+  private void planStart(AttemptRecord r, long now) {
+    pending = null;
+    r.state = AttemptRecord.PLANNED;
+    outbox(FX_START, r, 0, 0);
+  }
+
+  /** Ends the call: the one terminal event, leftover attempts cancelled, the budget told. */
+  private void stop(StopReason reason, long now, long pause) {
+    if (phase == DONE) {
+      return;
+    }
+    phase = DONE;
+    stopReason = reason;
+    pauseNanos = pause;
+    endNanos = now;
+    wakeToken++; // every pending wake-up is stale now
+    Draining.unwatch(this);
+    AttemptRecord p = pending;
+    pending = null;
+    if (p != null) {
+      if (p.state == AttemptRecord.QUEUED && queuedGate >= 0) {
+        if (!gates[queuedGate].cancelAwait(p, queuedGate)) {
+          p.admitted = queuedGate + 1; // the permit was handed over: it is ours to give back
+        }
+        p.state = AttemptRecord.ENDED;
+        release(p, Gate.NOT_STARTED, now);
+      } else if (p.state == AttemptRecord.NEW) {
+        p.state = AttemptRecord.ENDED;
+        release(p, Gate.NOT_STARTED, now);
+      }
+    }
+    queuedGate = -1;
+    // attempts still running end here, cancelled: their permits come back now, their end is
+    // reported before the terminal event, and the driver is asked to stop their work
+    for (int i = 0; i < recordCount; i++) {
+      AttemptRecord r = records[i];
+      if (r.state == AttemptRecord.RUNNING) {
+        r.state = AttemptRecord.ENDED;
+        inFlight--;
+        release(r, Gate.CANCELLED, now);
+        if (observed) {
+          event(ResilienceEvent.Type.ATTEMPT_ENDED, now, r.number, r, 0, null, null);
+        }
+        outbox(FX_CANCEL, r, 0, 0);
+      }
+    }
+    budget.callEnded();
+    if (observed) {
+      event(terminalType(reason), now, attempts, null, pause, lastVerdict, lastFailure, reason);
+    }
+    outbox(FX_FINISH, null, pause, 0);
+  }
+
+  /** Gives back every gate that admitted {@code r}, exactly once. */
+  private void release(AttemptRecord r, int how, long now) {
+    int n = r.admitted;
+    r.admitted = 0;
+    Gate[] g = gates;
+    for (int i = n - 1; i >= 0; i--) {
+      if (i == budgetGate && !r.isAdditional()) {
+        continue;
+      }
+      g[i].release(r, i, how, now);
+    }
+  }
+
+  private AttemptRecord newRecord(int kind, long now) {
+    if (recordCount == records.length) {
+      AttemptRecord[] grown = new AttemptRecord[recordCount * 2];
+      System.arraycopy(records, 0, grown, 0, recordCount);
+      records = grown;
+    }
+    AttemptRecord r = records[recordCount];
+    if (r == null) {
+      r = records[recordCount] = new AttemptRecord();
+    }
+    recordCount++;
+    return r.reset(0, kind, criticality, now, gates.length);
+  }
+
+  private static int howEnded(Verdict.Kind kind) {
+    switch (kind) {
+      case OK: return Gate.SUCCEEDED;
+      case TRANSIENT: return Gate.FAILED;
+      case THROTTLED: return Gate.THROTTLED;
+      default: return Gate.REJECTED;
+    }
+  }
+
+  /** Time left before the deadline at {@code now}: 0 or more; Long.MAX_VALUE when there is none. */
+  long remaining(long now) {
+    long d = deadlineNanos;
+    if (d == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    return Math.max(0, d - (now - startNanos));
+  }
+
+  /** The backoff before the next retry, saturated; -1 if the backoff itself failed. */
   private long backoffNanos(Verdict verdict) {
     Backoff backoff = policy.backoff();
+    long max = Durations.toNanosSaturated(policy.backoffMax);
     Duration asked = verdict.retryAfter().orElse(null);
     if (asked != null) {
       // a server's Retry-After wins over our backoff, capped by the backoff's maximum, never jittered
-      return Math.min(asked.toNanos(), backoff.max().toNanos());
+      return Math.min(Durations.toNanosSaturated(asked), max);
     }
-    return Math.max(0, backoff.delay(attempts, verdict, time.random()).toNanos());
+    Duration d;
+    try {
+      d = backoff.delay(attempts, verdict, time.random());
+    } catch (RuntimeException | LinkageError | AssertionError e) {
+      policy.warnOnce("backoff " + backoff + " threw " + e + "; the call stops retrying");
+      return -1;
+    }
+    if (d == null) {
+      policy.warnOnce("backoff " + backoff + " returned null; the call stops retrying");
+      return -1;
+    }
+    return Math.min(Math.max(0, Durations.toNanosSaturated(d)), max);
   }
 
   private Verdict classify(@Nullable Object result, @Nullable Throwable failure) {
+    return classify(policy.classifier(), result, failure);
+  }
+
+  /** The classifier's verdict; a classifier that throws or returns null makes the attempt permanent. */
+  static Verdict classify(Classifier classifier, @Nullable Object result, @Nullable Throwable failure) {
     try {
-      Verdict v = policy.classifier().classify(result, failure);
+      Verdict v = classifier.classify(result, failure);
       return v != null ? v : Verdict.PERMANENT;
-    } catch (RuntimeException | LinkageError e) {
+    } catch (RuntimeException | LinkageError | AssertionError e) {
       return Verdict.PERMANENT;
     }
   }
 
-  static boolean isCancellation(Throwable failure) {
+  /**
+   * True when {@code failure} means the caller cancelled, not that the dependency failed: an
+   * interrupt or a cancellation. An {@link java.io.InterruptedIOException} counts only when the
+   * thread's interrupt flag says so ({@code interrupted}): clients also throw it for their own
+   * timeouts (OkHttp's call timeout does), which are transient failures.
+   */
+  static boolean isCancellation(Throwable failure, boolean interrupted) {
     return failure instanceof InterruptedException
         || failure instanceof java.util.concurrent.CancellationException
-        || (failure instanceof java.io.InterruptedIOException && !(failure instanceof java.net.SocketTimeoutException))
-        || failure instanceof java.nio.channels.ClosedByInterruptException;
+        || failure instanceof java.nio.channels.ClosedByInterruptException
+        || interrupted && failure instanceof java.io.InterruptedIOException
+            && !(failure instanceof java.net.SocketTimeoutException);
   }
 
-  private void stop(StopReason reason, long now, @Nullable Duration pause) {
-    stopReason = reason;
-    if (observed) {
-      notifyCallEnded(observers, policy.name(), budget, criticality, reason, attempts, lastVerdict, now - startNanos);
-      emit(terminalType(reason), now, pause, lastVerdict, lastFailure, reason);
+  // ---------------------------------------------------------------- the outbox
+
+  private void outbox(int kind, @Nullable AttemptRecord record, long nanos, int token) {
+    Effect e = nextEffect();
+    e.kind = kind;
+    e.record = record;
+    e.nanos = nanos;
+    e.token = token;
+  }
+
+  private Effect nextEffect() {
+    if (outSize == outbox.length) {
+      Effect[] grown = new Effect[outSize * 2];
+      for (int i = 0; i < outSize; i++) {
+        grown[i] = outbox[(outHead + i) % outSize];
+      }
+      outbox = grown;
+      outHead = 0;
     }
+    int index = (outHead + outSize) % outbox.length;
+    Effect e = outbox[index];
+    if (e == null) {
+      e = outbox[index] = new Effect();
+    }
+    outSize++;
+    return e;
   }
 
-  // Observer notification, shared with the first-attempt fast path. An observer must never break a call.
+  private void event(ResilienceEvent.Type type, long now, int attempt, @Nullable AttemptRecord record, long delay) {
+    event(type, now, attempt, record, delay, null, null, null);
+  }
 
-  static void notifyAttemptStarted(CallObserver[] observers, String policy, RetryBudget budget, Criticality criticality,
-      int attempt) {
-    for (CallObserver o : observers) {
+  private void event(ResilienceEvent.Type type, long now, int attempt, @Nullable AttemptRecord record, long delay,
+      @Nullable Verdict verdict, @Nullable Throwable failure) {
+    event(type, now, attempt, record, delay, verdict, failure, null);
+  }
+
+  private void event(ResilienceEvent.Type type, long now, int attempt, @Nullable AttemptRecord record, long delay,
+      @Nullable Verdict verdict, @Nullable Throwable failure, @Nullable StopReason reason) {
+    Effect e = nextEffect();
+    e.kind = FX_EVENT;
+    e.type = type;
+    e.number = attempt;
+    e.hedge = record != null && record.kind == AttemptRecord.HEDGE;
+    e.elapsed = now - startNanos;
+    e.duration = record != null ? now - record.startNanos : 0;
+    e.nanos = delay;
+    e.verdict = verdict;
+    e.failure = failure;
+    e.reason = reason;
+    e.record = null;
+  }
+
+  private void notifyRetrying(long now, long delay, Verdict verdict) {
+    event(ResilienceEvent.Type.RETRYING, now, attempts, null, delay, verdict, lastFailure);
+  }
+
+  /** Marks that the outbox has work; the thread that fed the input delivers it on the way out. */
+  /**
+   * Delivers the outbox outside the lock, in order. One thread at a time: a thread that finds
+   * another delivering leaves its entries to it. A listener or driver that feeds the call an input
+   * from inside delivery adds to the outbox and returns; this loop carries it out next.
+   */
+  void deliver() {
+    Effect e;
+    synchronized (this) {
+      if (delivering || outSize == 0) {
+        return;
+      }
+      delivering = true;
+      deliverer = Thread.currentThread();
+    }
+    // copies of the entry's fields, so the entry can be reused as soon as it is taken
+    int kind;
+    AttemptRecord record;
+    long nanos;
+    int token;
+    ResilienceEvent.Type type;
+    int number;
+    boolean hedge;
+    long elapsed;
+    long duration;
+    Verdict verdict;
+    Throwable failure;
+    StopReason reason;
+    while (true) {
+      synchronized (this) {
+        if (outSize == 0) {
+          delivering = false;
+          deliverer = null;
+          return;
+        }
+        e = outbox[outHead];
+        outHead = (outHead + 1) % outbox.length;
+        outSize--;
+        kind = e.kind;
+        record = e.record;
+        nanos = e.nanos;
+        token = e.token;
+        type = e.type;
+        number = e.number;
+        hedge = e.hedge;
+        elapsed = e.elapsed;
+        duration = e.duration;
+        verdict = e.verdict;
+        failure = e.failure;
+        reason = e.reason;
+        e.record = null;
+        e.verdict = null;
+        e.failure = null;
+        e.reason = null;
+      }
       try {
-        o.attemptStarted(policy, budget, criticality, attempt, false);
-      } catch (RuntimeException | LinkageError | AssertionError ignored) {
-        // swallowed
+        switch (kind) {
+          case FX_EVENT:
+            dispatch(type, number, hedge, elapsed, duration, nanos, verdict, failure, reason);
+            break;
+          case FX_START:
+            driver.start(this, record);
+            break;
+          case FX_CANCEL:
+            driver.cancel(this, record);
+            break;
+          case FX_WAKE:
+            driver.wakeAfter(this, nanos, token);
+            break;
+          default:
+            driver.finish(this, nanos);
+        }
+      } catch (RuntimeException | Error t) {
+        // a driver must not fail; if it does, stop delivering in a sane state and let it surface
+        synchronized (this) {
+          delivering = false;
+          deliverer = null;
+        }
+        throw t;
       }
     }
   }
 
-  static void notifyAttemptEnded(CallObserver[] observers, String policy, RetryBudget budget, Criticality criticality,
-      int attempt, @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos) {
-    for (CallObserver o : observers) {
-      try {
-        o.attemptEnded(policy, budget, criticality, attempt, false, verdict, failure, durationNanos);
-      } catch (RuntimeException | LinkageError | AssertionError ignored) {
-        // swallowed
-      }
-    }
+  /** True when the current thread is delivering this call's outbox. */
+  synchronized boolean deliveringOnThisThread() {
+    return deliverer == Thread.currentThread();
   }
 
-  static void notifyCallEnded(CallObserver[] observers, String policy, RetryBudget budget, Criticality criticality,
-      StopReason reason, int attempts, @Nullable Verdict verdict, long elapsedNanos) {
+  private void dispatch(ResilienceEvent.Type type, int number, boolean hedge, long elapsed, long duration, long delay,
+      @Nullable Verdict verdict, @Nullable Throwable failure, @Nullable StopReason reason) {
+    String name = policy.name();
+    RetryBudget b = budget;
     for (CallObserver o : observers) {
       try {
-        o.callEnded(policy, budget, criticality, reason, attempts, verdict, elapsedNanos);
+        switch (type) {
+          case ATTEMPT_STARTED:
+            o.attemptStarted(name, b, criticality, number, hedge);
+            break;
+          case ATTEMPT_ENDED:
+            o.attemptEnded(name, b, criticality, number, hedge, verdict, failure, duration);
+            break;
+          case RETRYING:
+            o.retrying(name, b, criticality, number, delay);
+            break;
+          default:
+            if (reason != null) {
+              // what the caller waited, the guarded pause included
+              o.callEnded(name, b, criticality, reason, number, verdict, elapsed + delay);
+            }
+        }
       } catch (RuntimeException | LinkageError | AssertionError ignored) {
-        // swallowed
+        // an observer must never break a call
+      }
+    }
+    if (listeners.isEmpty()) {
+      return;
+    }
+    ResilienceEvent event = new ResilienceEvent(type, name, number, hedge, Duration.ofNanos(Math.max(0, elapsed)),
+        type == ResilienceEvent.Type.ATTEMPT_ENDED ? Duration.ofNanos(Math.max(0, duration)) : null,
+        type == ResilienceEvent.Type.RETRYING || type.isTerminal() && delay > 0 ? Duration.ofNanos(delay) : null,
+        verdict, failure, reason, b.isUnbounded() ? null : b, criticality);
+    for (ResilienceListener listener : listeners) {
+      try {
+        listener.onEvent(event);
+      } catch (RuntimeException | LinkageError | AssertionError ignored) {
+        // a listener must never break a call
       }
     }
   }
@@ -277,34 +947,38 @@ final class Call {
     }
   }
 
-  private void emitAttemptEnded(long now) {
-    if (observed) {
-      notifyAttemptEnded(observers, policy.name(), budget, criticality, attempts, lastVerdict, lastFailure,
-          now - attemptStartNanos);
-      emit(ResilienceEvent.Type.ATTEMPT_ENDED, now, null, lastVerdict, lastFailure, null);
-    }
+  /** One outbox entry. Reused: its fields are copied out before it is released. */
+  private static final class Effect {
+    int kind;
+    @Nullable AttemptRecord record;
+    long nanos;
+    int token;
+    ResilienceEvent.@Nullable Type type;
+    int number;
+    boolean hedge;
+    long elapsed;
+    long duration;
+    @Nullable Verdict verdict;
+    @Nullable Throwable failure;
+    @Nullable StopReason reason;
   }
 
-  private void emit(ResilienceEvent.Type type, long now, @Nullable Duration delay, @Nullable Verdict verdict,
-      @Nullable Throwable failure, @Nullable StopReason reason) {
-    if (listeners.isEmpty()) {
-      return;
+  // ---------------------------------------------------------------- the outcome
+
+  /** The Retry-After to report: the refusing gate's, or the dependency's if that is later. */
+  @Nullable Duration retryAfter() {
+    long gate = refusalRetryAfterNanos;
+    long server = -1;
+    Verdict v = lastVerdict;
+    if (v != null && v.retryAfter().isPresent()) {
+      server = Durations.toNanosSaturated(v.retryAfter().get());
     }
-    Duration attemptDuration = type == ResilienceEvent.Type.ATTEMPT_ENDED ? Duration.ofNanos(now - attemptStartNanos) : null;
-    ResilienceEvent event = new ResilienceEvent(type, policy.name(), attempts, false,
-        Duration.ofNanos(Math.max(0, now - startNanos)), attemptDuration, delay, verdict, failure, reason,
-        budget.isUnbounded() ? null : budget, criticality);
-    for (ResilienceListener listener : listeners) {
-      try {
-        listener.onEvent(event);
-      } catch (RuntimeException | LinkageError | AssertionError ignored) {
-        // a listener must never break a call
-      }
-    }
+    long hint = Math.max(gate, server);
+    return hint < 0 ? null : Duration.ofNanos(hint);
   }
 
   /** The exception the throw style raises for this stopped call, or null when it returns a value. */
-  @Nullable Throwable failureToThrow(long now) {
+  @Nullable Throwable failureToThrow() {
     StopReason reason = stopReason;
     if (reason == null) {
       throw new IllegalStateException("call has not stopped");
@@ -315,52 +989,62 @@ final class Call {
       case PERMANENT:
       case ATTEMPTS_EXHAUSTED:
         return lastHasValue ? null : lastFailure;
+      default:
+        return refusal(reason);
+    }
+  }
+
+  /** The exception for a call that Quell ended: built only then, so a successful call allocates no text. */
+  private Throwable refusal(StopReason reason) {
+    String policyName = policy.name();
+    String tried = attempts + (attempts == 1 ? " attempt" : " attempts");
+    switch (reason) {
       case DEADLINE_EXCEEDED:
         return new DeadlineExceededException(
-            "deadline of " + policy.deadline().map(d -> d.toMillis() + " ms").orElse("(none)") + " exceeded after "
-                + attempts + (attempts == 1 ? " attempt" : " attempts") + " in policy '" + policy.name() + "'",
-            attempts, Duration.ofNanos(Math.max(0, now - startNanos)), lastFailure);
+            "deadline of " + deadlineText() + " exceeded after " + tried + " in policy '" + policyName + "'",
+            attempts, Duration.ofNanos(Math.max(0, endNanos - startNanos)), lastFailure);
       case BUDGET_EXHAUSTED:
-        return new CallRejectedException(
-            "retry budget '" + budget.name() + "' refused a retry after " + attempts
-                + (attempts == 1 ? " attempt" : " attempts") + " in policy '" + policy.name() + "'",
-            reason, attempts, retryAfter, lastFailure);
+        return new CallRejectedException("retry budget '" + budget.name() + "' refused a retry after " + tried
+            + " in policy '" + policyName + "'", reason, attempts, retryAfter(), lastFailure);
+      case DEPENDENCY_UNAVAILABLE:
+        return new CallRejectedException("circuit breaker refused the attempt after " + tried + " in policy '"
+            + policyName + "'", reason, attempts, retryAfter(), lastFailure);
+      case LIMITED:
+        return new RateLimitedException("a limiter refused the attempt after " + tried + " in policy '"
+            + policyName + "'", attempts, retryAfter(), lastFailure);
       case CANCELLED:
-        if (lastFailure != null && isCancellation(lastFailure)) {
-          return lastFailure;
+        Throwable last = lastFailure;
+        if (last != null && isCancellation(last, true)) {
+          return last;
         }
-        InterruptedException interrupted = new InterruptedException("call cancelled in policy '" + policy.name() + "'");
-        if (lastFailure != null) {
-          interrupted.initCause(lastFailure);
+        InterruptedException interrupted = new InterruptedException("call cancelled in policy '" + policyName + "'");
+        if (last != null) {
+          interrupted.initCause(last);
         }
         return interrupted;
       default:
-        return new CallRejectedException(reason + " in policy '" + policy.name() + "'", reason, attempts, retryAfter, lastFailure);
+        return new CallRejectedException("draining: no new attempt starts (policy '" + policyName + "', after "
+            + tried + ")", reason, attempts, retryAfter(), lastFailure);
     }
   }
 
-  <T> Outcome<T> toOutcome(long now) {
-    Throwable failure = failureToThrow(now);
+  private String deadlineText() {
+    long d = deadlineNanos;
+    if (d == Long.MAX_VALUE) {
+      return "(none)";
+    }
+    return Duration.ofNanos(d).toMillis() + " ms";
+  }
+
+  <T> Outcome<T> toOutcome() {
+    Throwable failure = failureToThrow();
     @SuppressWarnings("unchecked")
     T value = failure == null && lastHasValue ? (T) lastResult : null;
-    Duration hint = retryAfter;
-    if (hint == null && lastVerdict != null) {
-      hint = lastVerdict.retryAfter().orElse(null);
-    }
-    return new Outcome<>(value, failure == null && lastHasValue, failure, stopReasonOrFail(), attempts,
-        Duration.ofNanos(Math.max(0, now - startNanos)), hint);
-  }
-
-  private StopReason stopReasonOrFail() {
     StopReason reason = stopReason;
     if (reason == null) {
       throw new IllegalStateException("call has not stopped");
     }
-    return reason;
-  }
-
-  static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    return new Outcome<>(value, failure == null && lastHasValue, failure, reason, attempts,
+        Duration.ofNanos(Math.max(0, finishedNanos - startNanos)), retryAfter());
   }
 }

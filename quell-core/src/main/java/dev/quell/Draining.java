@@ -1,9 +1,10 @@
 package dev.quell;
 
-import dev.quell.internal.Watchdog;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -13,13 +14,17 @@ import org.jspecify.annotations.Nullable;
  * first attempt, not a retry, not a hedge — and calls end with {@link StopReason#DRAINING}. Calls
  * already in flight keep their running attempt, clamped to the grace: on the real clock, a
  * synchronous attempt still running when the grace ends is interrupted like a timed-out attempt;
- * an asynchronous attempt keeps its own attempt timeout. Nested calls see the clamped deadline.
+ * an asynchronous attempt keeps its own attempt timeout. A call waiting out a backoff (or waiting
+ * for a limiter's permit) ends when the grace does, not when its wait would have. Nested calls see
+ * the clamped deadline.
  *
  * <p>It latches once: the first {@code begin} wins and later ones are ignored. While not draining,
  * the cost on a call's path is one volatile read.
  */
 public final class Draining {
   private static final AtomicReference<@Nullable State> STATE = new AtomicReference<>();
+  /** Calls waiting between attempts, to be ended when a grace runs out. */
+  private static final Set<Call> WAITING = ConcurrentHashMap.newKeySet();
 
   private Draining() {}
 
@@ -28,16 +33,26 @@ public final class Draining {
     return begin(grace, TimeSource.system());
   }
 
-  /** Starts draining with the grace measured on {@code time}; returns false if draining had already begun. */
+  /**
+   * Starts draining with the grace measured on {@code time}; returns false if draining had already
+   * begun. A negative grace is none; a grace of a century or more is no limit.
+   */
   public static boolean begin(Duration grace, TimeSource time) {
     Objects.requireNonNull(grace, "grace");
     Objects.requireNonNull(time, "time");
-    long end = Call.saturatedAdd(time.nanoTime(), Math.max(0, grace.toNanos()));
-    if (!STATE.compareAndSet(null, new State(end, time))) {
+    long nanos = Math.max(0, Durations.toNanosSaturated(grace));
+    boolean forever = nanos >= ResilienceContext.NO_LIMIT_NANOS;
+    State state = new State(time.nanoTime() + (forever ? ResilienceContext.NO_LIMIT_NANOS : nanos), time, forever);
+    if (!STATE.compareAndSet(null, state)) {
       return false;
     }
-    if (time == TimeSource.system()) {
-      Watchdog.INSTANCE.cutOffAt(end); // in-flight sync attempts end with the grace
+    if (!forever) {
+      if (time == TimeSource.system()) {
+        Watchdog.INSTANCE.cutOffAt(state.endAt); // in-flight sync attempts end with the grace
+      }
+      for (Call call : WAITING) {
+        endWhenGraceEnds(call, state);
+      }
     }
     return true;
   }
@@ -50,31 +65,69 @@ public final class Draining {
   /** The grace left, or empty when not draining. */
   public static Optional<Duration> graceLeft() {
     State s = STATE.get();
-    return s == null ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, s.end - s.time.nanoTime())));
+    return s == null ? Optional.empty() : Optional.of(Durations.ofNanosOrForever(s.remainingOn(s.time, s.time.nanoTime())));
   }
 
   static @Nullable State state() {
     return STATE.get();
   }
 
+  /** A call starts waiting between attempts: end it when a grace runs out. */
+  static void watch(Call call) {
+    WAITING.add(call);
+    State s = STATE.get();
+    if (s != null && !s.forever) {
+      endWhenGraceEnds(call, s); // draining began before it started to wait
+    }
+  }
+
+  /** The call no longer waits. */
+  static void unwatch(Call call) {
+    WAITING.remove(call);
+  }
+
+  private static void endWhenGraceEnds(Call call, State s) {
+    long left = s.remainingOn(call.time, call.time.nanoTime());
+    try {
+      call.time.schedule(call::graceEnded, left);
+    } catch (RuntimeException e) {
+      call.graceEnded(); // a clock that cannot schedule: end the wait now rather than never
+    }
+  }
+
   /** For tests in this package only: forgets that draining began. */
   static void resetForTests() {
     STATE.set(null);
+    WAITING.clear();
     Watchdog.INSTANCE.cutOffAt(Long.MAX_VALUE);
   }
 
   static final class State {
-    final long end;
-    final TimeSource time;
+    private final long endAt;
+    private final TimeSource time;
+    private final boolean forever;
 
-    State(long end, TimeSource time) {
-      this.end = end;
+    State(long endAt, TimeSource time, boolean forever) {
+      this.endAt = endAt;
       this.time = time;
+      this.forever = forever;
     }
 
-    /** The end of the grace as an instant on {@code clock}. */
-    long endOn(TimeSource clock, long clockNow) {
-      return clock == time ? end : Call.saturatedAdd(clockNow, Math.max(0, end - time.nanoTime()));
+    /** The end of the grace as an instant on {@link #time()}. */
+    long endAt() {
+      return endAt;
+    }
+
+    TimeSource time() {
+      return time;
+    }
+
+    /** Grace left at {@code clockNow} on {@code clock}, at least 0; Long.MAX_VALUE when it has no limit. */
+    long remainingOn(TimeSource clock, long clockNow) {
+      if (forever) {
+        return Long.MAX_VALUE;
+      }
+      return Math.max(0, clock == time ? endAt - clockNow : endAt - time.nanoTime());
     }
   }
 }

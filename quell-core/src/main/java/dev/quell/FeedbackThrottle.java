@@ -39,7 +39,17 @@ final class FeedbackThrottle extends RetryBudget {
   public boolean trySpend(Criticality criticality) {
     // Above half: every level may retry. Lower levels must also leave their reserve of the headroom.
     long needed = thresholdMilli + (long) (criticality.reserve() * (maxMilli - thresholdMilli));
-    return balance.get() > needed;
+    return balance.get() > needed || balance.get() >= maxMilli; // full: healthy, nothing is refused
+  }
+
+  @Override
+  boolean wouldFund(Criticality criticality) {
+    return trySpend(criticality); // spending charges nothing here
+  }
+
+  @Override
+  long retryAfterNanos(Criticality criticality) {
+    return trySpend(criticality) ? 0 : -1; // only successes refill it
   }
 
   @Override

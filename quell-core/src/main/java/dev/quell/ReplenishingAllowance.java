@@ -26,21 +26,47 @@ final class ReplenishingAllowance extends RetryBudget {
         .throwIfAny();
     this.name = name;
     this.maxTokens = maxTokens;
-    this.periodNanos = period.toNanos();
+    this.periodNanos = period == null ? 1 : Math.max(1, Durations.toNanosSaturated(period));
     this.time = time;
     this.origin = time.nanoTime();
     this.remaining = maxTokens;
   }
 
+  /** Tokens a retry at {@code criticality} must leave: its reserve of all but the last token, so a full allowance funds every level. */
+  private int reserve(Criticality criticality) {
+    return (int) Math.floor(criticality.reserve() * (maxTokens - 1));
+  }
+
   @Override
   public synchronized boolean trySpend(Criticality criticality) {
     roll();
-    int reserve = (int) Math.ceil(criticality.reserve() * maxTokens);
-    if (remaining - 1 < reserve) {
+    if (remaining - 1 < reserve(criticality)) {
       return false;
     }
     remaining--;
     return true;
+  }
+
+  @Override
+  synchronized boolean wouldFund(Criticality criticality) {
+    roll();
+    return remaining - 1 >= reserve(criticality);
+  }
+
+  @Override
+  synchronized long retryAfterNanos(Criticality criticality) {
+    roll();
+    if (remaining - 1 >= reserve(criticality)) {
+      return 0;
+    }
+    return untilNextWindow();
+  }
+
+  /** Nanoseconds until the next window refills the allowance, saturated. */
+  private long untilNextWindow() {
+    long elapsed = time.nanoTime() - origin;
+    long nextStart = window >= Long.MAX_VALUE / periodNanos - 1 ? Long.MAX_VALUE : (window + 1) * periodNanos;
+    return Math.max(0, nextStart - elapsed);
   }
 
   @Override
@@ -52,11 +78,7 @@ final class ReplenishingAllowance extends RetryBudget {
   @Override
   public synchronized Optional<Duration> retryAfter() {
     roll();
-    if (remaining > 0) {
-      return Optional.of(Duration.ZERO);
-    }
-    long nextWindowAt = origin + (window + 1) * periodNanos;
-    return Optional.of(Duration.ofNanos(Math.max(0, nextWindowAt - time.nanoTime())));
+    return Optional.of(Duration.ofNanos(remaining > 0 ? 0 : untilNextWindow()));
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.quell;
 
 import dev.quell.internal.CallObserver;
 import dev.quell.internal.Problems;
-import dev.quell.internal.SystemTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -87,8 +87,17 @@ public final class Resilience {
   final List<ResilienceListener> eventListeners;
   /** Listeners that observe through the allocation-free internal SPI. */
   final CallObserver[] observers;
-  /** Nothing watches and the clock is real: the plainest first-attempt fast path applies. */
+  /** Nothing watches, the clock is real and no gate asks about first attempts: the plainest first-attempt fast path applies. */
   final boolean unobservedOnRealClock;
+  /** The gates every attempt passes, in order (breaker, limiters, budget); the core adds draining and the deadline. */
+  final Gate[] gates;
+  /** Where the budget's gate sits in {@link #gates}, or -1 without a budget. */
+  final int budgetGateIndex;
+  /** No gate asks about a first attempt: the fast path may skip them. */
+  final boolean firstAttemptUngated;
+  /** The backoff's cap, read once (a custom backoff's {@code max()} that fails counts as the default). */
+  final Duration backoffMax;
+  private final AtomicBoolean warned = new AtomicBoolean();
 
   private Resilience(Settings s) {
     s.validate();
@@ -103,8 +112,8 @@ public final class Resilience {
     this.timeSource = s.timeSource;
     this.useAmbientDeadline = s.useAmbientDeadline;
     this.useAmbientCriticality = s.useAmbientCriticality;
-    this.deadlineNanos = deadline == null ? Long.MAX_VALUE : deadline.toNanos();
-    this.attemptTimeoutNanos = attemptTimeout == null ? Long.MAX_VALUE : attemptTimeout.toNanos();
+    this.deadlineNanos = limitNanos(deadline);
+    this.attemptTimeoutNanos = limitNanos(attemptTimeout);
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
     this.liveBudget = resolveBudget(budget, attempts, name, timeSource);
     List<ResilienceListener> plain = new ArrayList<>();
@@ -118,7 +127,44 @@ public final class Resilience {
     }
     this.eventListeners = List.copyOf(plain);
     this.observers = fast.toArray(new CallObserver[0]);
-    this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE;
+    List<Gate> g = new ArrayList<>();
+    int budgetIndex = -1;
+    if (!liveBudget.isUnbounded()) {
+      budgetIndex = g.size();
+      g.add(new BudgetGate(liveBudget));
+    }
+    this.gates = g.toArray(new Gate[0]);
+    this.budgetGateIndex = budgetIndex;
+    this.firstAttemptUngated = gates.length == (budgetIndex >= 0 ? 1 : 0);
+    this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
+        && firstAttemptUngated;
+    this.backoffMax = safeMax(backoff);
+  }
+
+  private static Duration safeMax(Backoff backoff) {
+    try {
+      Duration max = backoff.max();
+      return max == null || max.isNegative() ? Backoff.Exponential.DEFAULT_MAX : max;
+    } catch (RuntimeException e) {
+      return Backoff.Exponential.DEFAULT_MAX;
+    }
+  }
+
+  /** Logs a problem with this policy's own configuration (a backoff that throws), once per policy instance. */
+  void warnOnce(String problem) {
+    if (warned.compareAndSet(false, true)) {
+      System.getLogger("dev.quell.Resilience").log(System.Logger.Level.WARNING,
+          "quell.policy.misbehaving: policy ''{0}'': {1}", name, problem);
+    }
+  }
+
+  /** A limit in nanoseconds; Long.MAX_VALUE for none, and for durations so long they mean none. */
+  private static long limitNanos(@Nullable Duration d) {
+    if (d == null) {
+      return Long.MAX_VALUE;
+    }
+    long nanos = Durations.toNanosSaturated(d);
+    return nanos >= ResilienceContext.NO_LIMIT_NANOS ? Long.MAX_VALUE : nanos;
   }
 
   private static RetryBudget resolveBudget(RetryBudget configured, int attempts, String name, TimeSource time) {
@@ -178,7 +224,7 @@ public final class Resilience {
 
   /** A copy with no deadline of its own. */
   public Resilience withoutDeadline() {
-    return with(s -> s.deadline(null));
+    return with(Settings::noDeadline);
   }
 
   /** A copy in which each attempt may run at most {@code timeout} (and never past the deadline). */
@@ -188,7 +234,7 @@ public final class Resilience {
 
   /** A copy with no attempt timeout (attempts are still bounded by the deadline). */
   public Resilience withoutAttemptTimeout() {
-    return with(s -> s.attemptTimeout(null));
+    return with(Settings::noAttemptTimeout);
   }
 
   /** A copy with another backoff. */
@@ -323,19 +369,19 @@ public final class Resilience {
    */
   public <T> CompletableFuture<T> executeAsync(Supplier<? extends CompletionStage<T>> work) {
     Objects.requireNonNull(work, "work");
-    return AsyncExecution.<T>start(this, attempt -> work.get()).result;
+    return AsyncExecution.<T>execute(this, attempt -> work.get());
   }
 
   /** As {@link #executeAsync(Supplier)}, for work that wants to know its {@link Attempt}. */
   public <T> CompletableFuture<T> executeAsync(AsyncWork<T> work) {
     Objects.requireNonNull(work, "work");
-    return AsyncExecution.start(this, work).result;
+    return AsyncExecution.execute(this, work);
   }
 
   /** As {@link #executeAsync(AsyncWork)}, completing with an {@link Outcome} instead of failing. */
   public <T> CompletableFuture<Outcome<T>> runAsync(AsyncWork<T> work) {
     Objects.requireNonNull(work, "work");
-    return AsyncExecution.start(this, work).outcome;
+    return AsyncExecution.run(this, work);
   }
 
   /** Work that receives its {@link Attempt}. */
@@ -400,6 +446,9 @@ public final class Resilience {
     private TimeSource timeSource = TimeSource.system();
     private boolean useAmbientDeadline = true;
     private boolean useAmbientCriticality;
+    /** deadline(...) or attemptTimeout(...) was called (with null, it is an error, not "none"). */
+    private boolean deadlineSet;
+    private boolean attemptTimeoutSet;
     boolean closed;
 
     Settings() {}
@@ -431,11 +480,27 @@ public final class Resilience {
     /** Attempts in total, the first included; at least 1. */
     public Settings attempts(int attempts) { open().attempts = attempts; return this; }
 
-    /** The deadline of each call; null for none. */
-    public Settings deadline(@Nullable Duration deadline) { open().deadline = deadline; return this; }
+    /**
+     * The deadline of each call: positive; a century or more ({@code ChronoUnit.FOREVER}) means none.
+     * Null is an error that names the setting: say {@link #noDeadline()} to have none.
+     */
+    public Settings deadline(Duration deadline) { open().deadline = deadline; deadlineSet = true; return this; }
 
-    /** The longest one attempt may run; null for none. */
-    public Settings attemptTimeout(@Nullable Duration attemptTimeout) { open().attemptTimeout = attemptTimeout; return this; }
+    /** No deadline of its own (the ambient one still applies when {@code useAmbientDeadline}). */
+    public Settings noDeadline() { open().deadline = null; deadlineSet = false; return this; }
+
+    /**
+     * The longest one attempt may run: positive; a century or more means none. Null is an error that
+     * names the setting: say {@link #noAttemptTimeout()} to have none.
+     */
+    public Settings attemptTimeout(Duration attemptTimeout) {
+      open().attemptTimeout = attemptTimeout;
+      attemptTimeoutSet = true;
+      return this;
+    }
+
+    /** No attempt timeout (attempts are still bounded by the deadline). */
+    public Settings noAttemptTimeout() { open().attemptTimeout = null; attemptTimeoutSet = false; return this; }
 
     /** The backoff between attempts. */
     public Settings backoff(Backoff backoff) { open().backoff = backoff; return this; }
@@ -466,11 +531,18 @@ public final class Resilience {
       Problems p = new Problems();
       p.require(name != null && !name.isBlank(), "name", name == null ? null : '"' + name + '"', "must not be blank");
       p.require(attempts >= 1, "attempts", attempts, "must be at least 1 (attempts counts the first attempt too)");
-      if (deadline != null) {
-        p.positive("deadline", deadline);
+      if (deadline != null || deadlineSet) {
+        p.require(deadline != null, "deadline", null, "must be a positive duration; for no deadline use withoutDeadline()");
+        if (deadline != null) {
+          p.positive("deadline", deadline);
+        }
       }
-      if (attemptTimeout != null) {
-        p.positive("attemptTimeout", attemptTimeout);
+      if (attemptTimeout != null || attemptTimeoutSet) {
+        p.require(attemptTimeout != null, "attemptTimeout", null,
+            "must be a positive duration; for none use withoutAttemptTimeout()");
+        if (attemptTimeout != null) {
+          p.positive("attemptTimeout", attemptTimeout);
+        }
       }
       p.require(backoff != null, "backoff", null, "must not be null (use Backoff.NONE for no delay)");
       p.require(classifier != null, "classifier", null, "must not be null");

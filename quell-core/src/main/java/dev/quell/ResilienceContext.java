@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -42,14 +41,22 @@ public final class ResilienceContext {
   public static final String CRITICALITY_HEADER = "X-Criticality";
 
   /** No deadline and no criticality label. */
-  public static final ResilienceContext EMPTY = new ResilienceContext(Long.MAX_VALUE, null, null);
+  public static final ResilienceContext EMPTY = new ResilienceContext(0, null, null);
 
-  private final long deadlineNanos;
+  /**
+   * Timeouts at least this long (about 146 years) mean "no deadline": {@code ChronoUnit.FOREVER},
+   * {@code Duration.ofSeconds(Long.MAX_VALUE)} and their like never overflow into a deadline in the past.
+   */
+  static final long NO_LIMIT_NANOS = Long.MAX_VALUE / 2;
+
+  /** The deadline as an instant on {@link #time}; meaningful only when {@code time} is set. */
+  private final long deadlineAt;
+  /** The clock of the deadline, or null when there is no deadline. */
   private final @Nullable TimeSource time;
   private final @Nullable Criticality criticality;
 
-  private ResilienceContext(long deadlineNanos, @Nullable TimeSource time, @Nullable Criticality criticality) {
-    this.deadlineNanos = deadlineNanos;
+  private ResilienceContext(long deadlineAt, @Nullable TimeSource time, @Nullable Criticality criticality) {
+    this.deadlineAt = deadlineAt;
     this.time = time;
     this.criticality = criticality;
   }
@@ -60,48 +67,57 @@ public final class ResilienceContext {
     return c == null ? EMPTY : c;
   }
 
-  /** A copy whose deadline is {@code timeout} from now on the real clock, or the current deadline if that is earlier. */
+  /**
+   * A copy whose deadline is {@code timeout} from now on the real clock, or the current deadline if
+   * that is earlier. A timeout of zero or less has already passed; one of a century or more (up to
+   * {@code ChronoUnit.FOREVER}) means no deadline and changes nothing.
+   */
   public ResilienceContext withDeadline(Duration timeout) {
     return withDeadline(timeout, TimeSource.system());
   }
 
-  /** A copy whose deadline is {@code timeout} from now on {@code time}, or the current deadline if that is earlier. */
+  /** As {@link #withDeadline(Duration)}, measured on {@code time}. */
   public ResilienceContext withDeadline(Duration timeout, TimeSource time) {
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(time, "time");
-    long at = Call.saturatedAdd(time.nanoTime(), Math.max(0, timeout.toNanos()));
-    return withDeadlineAt(at, time);
-  }
-
-  /** A copy whose deadline is the instant {@code deadlineNanos} of {@code time}, unless the current one is earlier. */
-  ResilienceContext withDeadlineAt(long deadlineNanos, TimeSource time) {
-    if (hasDeadline() && this.time == time && this.deadlineNanos <= deadlineNanos) {
+    long nanos = Math.max(0, Durations.toNanosSaturated(timeout));
+    if (nanos >= NO_LIMIT_NANOS) {
       return this;
     }
-    if (hasDeadline() && this.time != time) {
-      // a deadline on another clock: keep whichever ends first, measured now
-      long mine = remainingNanos();
-      long theirs = deadlineNanos - time.nanoTime();
-      if (mine <= theirs) {
-        return this;
+    return withDeadlineAt(time.nanoTime() + nanos, time);
+  }
+
+  /**
+   * A copy whose deadline is the instant {@code deadlineAt} of {@code time}, unless the current one
+   * is earlier. Instants are compared by their difference only, so any clock reading works.
+   */
+  ResilienceContext withDeadlineAt(long deadlineAt, TimeSource time) {
+    TimeSource mine = this.time;
+    if (mine != null) {
+      if (mine == time) {
+        if (deadlineAt - this.deadlineAt >= 0) {
+          return this;
+        }
+      } else if (remainingNanos() <= Math.max(0, deadlineAt - time.nanoTime())) {
+        return this; // a deadline on another clock: keep whichever ends first, measured now
       }
     }
-    return new ResilienceContext(deadlineNanos, time, criticality);
+    return new ResilienceContext(deadlineAt, time, criticality);
   }
 
   /** A copy with no deadline (for work that must outlive the request that started it). */
   public ResilienceContext withoutDeadline() {
-    return new ResilienceContext(Long.MAX_VALUE, null, criticality);
+    return new ResilienceContext(0, null, criticality);
   }
 
   /** A copy labelled with {@code criticality}. */
   public ResilienceContext withCriticality(Criticality criticality) {
-    return new ResilienceContext(deadlineNanos, time, Objects.requireNonNull(criticality, "criticality"));
+    return new ResilienceContext(deadlineAt, time, Objects.requireNonNull(criticality, "criticality"));
   }
 
   /** True when this context carries a deadline. */
   public boolean hasDeadline() {
-    return deadlineNanos != Long.MAX_VALUE && time != null;
+    return time != null;
   }
 
   /** Time left before the deadline (zero once it has passed); empty when there is none. */
@@ -117,19 +133,16 @@ public final class ResilienceContext {
   /** Nanoseconds left, clamped at 0; Long.MAX_VALUE without a deadline. */
   long remainingNanos() {
     TimeSource t = time;
-    return t == null || deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, deadlineNanos - t.nanoTime());
+    return t == null ? Long.MAX_VALUE : Math.max(0, deadlineAt - t.nanoTime());
   }
 
-  /** The deadline as an instant on {@code clock}, or Long.MAX_VALUE. */
-  long deadlineOn(TimeSource clock, long clockNow) {
+  /** Nanoseconds left at {@code clockNow} on {@code clock}, clamped at 0; Long.MAX_VALUE without a deadline. */
+  long remainingOn(TimeSource clock, long clockNow) {
     TimeSource t = time;
-    if (t == null || deadlineNanos == Long.MAX_VALUE) {
+    if (t == null) {
       return Long.MAX_VALUE;
     }
-    if (t == clock) {
-      return deadlineNanos;
-    }
-    return Call.saturatedAdd(clockNow, remainingNanos());
+    return t == clock ? Math.max(0, deadlineAt - clockNow) : remainingNanos();
   }
 
   /** The criticality; {@link Criticality#CRITICAL} when unlabelled. */
@@ -191,7 +204,11 @@ public final class ResilienceContext {
     return c;
   }
 
-  /** Parses a {@value #DEADLINE_HEADER} value; null when absent, malformed, not positive or absurd (over a year). */
+  /**
+   * Parses a {@value #DEADLINE_HEADER} value; null when absent, malformed, not positive or absurd
+   * (over a year). Only ASCII digits count: a header is protocol text, not prose, so full-width or
+   * other scripts' digits are malformed.
+   */
   public static @Nullable Duration parseDeadline(@Nullable String value) {
     if (value == null) {
       return null;
@@ -200,26 +217,48 @@ public final class ResilienceContext {
     if (v.isEmpty() || v.length() > 12) {
       return null;
     }
+    long millis = 0;
     for (int i = 0; i < v.length(); i++) {
-      if (!Character.isDigit(v.charAt(i))) {
-        return null; // negative, fractional, or not a number
+      char c = v.charAt(i);
+      if (c < '0' || c > '9') {
+        return null; // negative, fractional, or not an ASCII number
       }
+      millis = millis * 10 + (c - '0');
     }
-    long millis = Long.parseLong(v);
     if (millis <= 0 || millis > 365L * 24 * 3600 * 1000) {
       return null;
     }
     return Duration.ofMillis(millis);
   }
 
-  /** Parses a {@value #CRITICALITY_HEADER} value, ignoring case and accepting '-' for '_'; null when absent or unknown. */
+  /**
+   * Parses a {@value #CRITICALITY_HEADER} value, ignoring ASCII case and accepting '-' for '_'; null
+   * when absent or unknown. Only ASCII letters match, so no locale's case rules (a dotless ı, a long
+   * ſ) can turn another word into a level.
+   */
   public static @Nullable Criticality parseCriticality(@Nullable String value) {
     if (value == null) {
       return null;
     }
-    String v = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+    String v = value.trim();
+    if (v.length() > 32) {
+      return null;
+    }
+    char[] upper = new char[v.length()];
+    for (int i = 0; i < upper.length; i++) {
+      char c = v.charAt(i);
+      if (c >= 'a' && c <= 'z') {
+        c = (char) (c - 'a' + 'A');
+      } else if (c == '-') {
+        c = '_';
+      } else if (!(c >= 'A' && c <= 'Z' || c == '_')) {
+        return null;
+      }
+      upper[i] = c;
+    }
+    String name = new String(upper);
     for (Criticality c : Criticality.values()) {
-      if (c.name().equals(v)) {
+      if (c.name().equals(name)) {
         return c;
       }
     }
@@ -264,9 +303,20 @@ public final class ResilienceContext {
 
   /** Makes this context current until the returned scope is closed, which restores the previous one. */
   public Scope open() {
+    return openFrame(false, false);
+  }
+
+  /** Opens this context as an asynchronous attempt's: nested calls see it, and whether that attempt's call retries. */
+  Scope openAttempt(boolean retries) {
+    return openFrame(true, retries);
+  }
+
+  private Scope openFrame(boolean attempt, boolean retries) {
     Ambient ambient = Ambient.get();
     Ambient.Frame frame = ambient.push();
     frame.context = this;
+    frame.attempt = attempt;
+    frame.retries = retries;
     return new Scope(ambient, frame);
   }
 

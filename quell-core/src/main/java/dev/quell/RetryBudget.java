@@ -207,6 +207,23 @@ public abstract sealed class RetryBudget
   /** A retry or hedge this budget funded with {@link #trySpend(Criticality)} ended, however it ended. */
   void additionalEnded() {}
 
+  /**
+   * Whether {@link #trySpend(Criticality)} would fund a retry now, without charging anything. The
+   * core asks before it sleeps a backoff, so a caller is not made to wait only to be refused; the
+   * charge itself happens at admission, in one atomic step.
+   */
+  boolean wouldFund(Criticality criticality) {
+    return true;
+  }
+
+  /**
+   * How long until a retry at {@code criticality} could be funded, in nanoseconds: 0 when it would
+   * be now, -1 when only traffic can refill the budget. Accounts for the criticality's reserve.
+   */
+  long retryAfterNanos(Criticality criticality) {
+    return retryAfter().map(Durations::toNanosSaturated).orElse(-1L);
+  }
+
   /** Creates the automatic budget a policy (or a scope key) owns. */
   static RetryBudget automatic(String name, TimeSource timeSource) {
     return new TokenBucket(name, DEFAULT_FRACTION, DEFAULT_MINIMUM_PER_SECOND, timeSource);

@@ -1,214 +1,329 @@
 package dev.quell;
 
-import dev.quell.internal.CallObserver;
-import dev.quell.internal.SystemTime;
-import dev.quell.internal.Watchdog;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The synchronous driver: runs attempts on the caller's thread, sleeps between them on the time
- * source, and asks {@link Call} what to do after each.
+ * The synchronous driver: carries out the core's plans on the caller's thread. It runs each attempt
+ * there, sleeps the waits the core asks for on the time source, and serves the guarded pause; it
+ * decides nothing. Call objects are pooled per thread and nesting level ({@link Ambient}), so a
+ * synchronous call that retries allocates no call state.
  *
  * <p>The first attempt of a plain {@code execute} on the real clock takes a fast path that reads
  * no clock and allocates nothing when it succeeds: the watchdog slot times the attempt, and only if
- * the attempt does not come back {@code OK} is a {@link Call} created, with the watchdog's sighting
- * of the attempt as its start time. From there the core decides as for any other attempt.
+ * the attempt does not come back {@code OK} is a {@link Call} set up, with the watchdog's sighting
+ * of the attempt as its start time and the verdict already reached. From there the core decides as
+ * for any other attempt. The fast path applies only where it decides as the core would: nothing
+ * listens, the clock is real, no gate asks about first attempts, no context is open and the process
+ * is not draining.
  */
-final class SyncExecution {
-  private SyncExecution() {}
+final class SyncExecution implements Call.Driver {
+  // the owner's wait, and the core waking it (a Dekker-style handshake, as the watchdog's)
+  private static final int NOT_WAITING = 0;
+  private static final int WAITING = 1;
+  private static final int WAKING = 2;
+  private static final int WOKEN = 3;
+
+  final Call call = new Call();
+  private final Thread owner = Thread.currentThread();
+  private final AtomicInteger wait = new AtomicInteger();
+  /** This nesting level's attempt timer on the real clock. */
+  private Watchdog.@Nullable Slot slot;
+
+  // the plan, as the core hands it over (possibly from another thread)
+  private volatile @Nullable AttemptRecord toStart;
+  private volatile boolean wakePending;
+  private volatile long wakeDelay;
+  private volatile int wakeToken;
+  private volatile boolean finished;
+  private volatile long pause;
+
+  // ---------------------------------------------------------------- Call.Driver
+
+  @Override
+  public void start(Call c, AttemptRecord attempt) {
+    toStart = attempt;
+    wakeOwner();
+  }
+
+  @Override
+  public void cancel(Call c, AttemptRecord attempt) {
+    // only the owner runs this call's attempts, so a running attempt means the owner is inside it;
+    // the core cancels one only when the call has already ended, which the owner learns when it returns
+  }
+
+  @Override
+  public void wakeAfter(Call c, long delayNanos, int token) {
+    wakeDelay = delayNanos;
+    wakeToken = token;
+    wakePending = true;
+    wakeOwner();
+  }
+
+  @Override
+  public void finish(Call c, long pauseNanos) {
+    pause = pauseNanos;
+    finished = true;
+    wakeOwner();
+  }
+
+  /** Ends the owner's wait early, if it is waiting and another thread delivered the plan. */
+  private void wakeOwner() {
+    if (Thread.currentThread() != owner && wait.compareAndSet(WAITING, WAKING)) {
+      owner.interrupt();
+      wait.set(WOKEN);
+    }
+  }
+
+  // ---------------------------------------------------------------- entry points
 
   static <T> @Nullable T execute(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work)
       throws Exception {
     Ambient ambient = Ambient.get();
-    if (callable != null && !ambient.inFastAttempt() && !Draining.isDraining()) {
-      if (policy.unobservedOnRealClock && ambient.depth() == 0) {
-        // The plainest case, kept small so that it inlines: no listener, no observer, real clock,
-        // no ambient context. The armed slot times the attempt and is its frame; no clock is read.
-        // It repeats the attempt block of fastExecute on purpose: folding the two together made the
-        // method too big to inline and cost the success path ~2 ns (RetryOverheadBenchmark).
-        Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, policy.attempts() > 1);
-        T result = null;
-        Throwable failure = null;
-        try {
-          result = callable.call();
-        } catch (Throwable t) {
-          failure = t;
-        }
-        // a value that arrives is used even if the timeout fired as it came back
-        boolean timedOut = slot.disarm() && failure != null;
-        if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
+    if (callable != null && policy.unobservedOnRealClock && ambient.depth() == 0 && !ambient.inFastAttempt()
+        && !Draining.isDraining()) {
+      // The plainest case, kept small so that it inlines: no listener, no observer, real clock, no
+      // ambient context, no gate for first attempts. The armed slot times the attempt and is its
+      // frame; no clock is read.
+      Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, policy.attempts() > 1);
+      T result = null;
+      Throwable failure = null;
+      try {
+        result = callable.call();
+      } catch (Throwable t) {
+        failure = t;
+      }
+      // a value that arrives is used even if the timeout fired as it came back
+      boolean timedOut = slot.disarm() && failure != null;
+      Verdict verdict = null;
+      if (failure == null && !timedOut) {
+        verdict = Call.classify(policy.classifier(), result, null);
+        if (verdict.kind() == Verdict.Kind.OK) {
           policy.budget().deposit(); // the core's decision for an OK verdict: credit and stop
           return result;
         }
-        return afterFailedFastAttempt(policy, callable, ambient, null, slot, Long.MIN_VALUE,
-            policy.firstAttemptTimeoutNanos, result, failure, timedOut);
       }
-      if (policy.eventListeners.isEmpty() && policy.timeSource() == SystemTime.INSTANCE) {
-        return fastExecute(policy, callable, ambient);
-      }
+      return afterFastAttempt(policy, callable, ambient, slot, result, failure, timedOut, verdict);
     }
-    ResilienceContext outer = ambient.context();
-    Call call = start(policy, ambient, outer);
-    drive(call, callable, work, Call.RETRY, true, ambient, outer);
-    return finish(call);
+    SyncExecution driver = ambient.acquireDriver();
+    try {
+      Call call = driver.begin(policy, ambient);
+      driver.drive(callable, work, ambient);
+      return finish(call);
+    } finally {
+      ambient.releaseDriver(driver);
+    }
   }
 
   static <T> Outcome<T> run(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work) {
     Ambient ambient = Ambient.get();
-    ResilienceContext outer = ambient.context();
-    Call call = start(policy, ambient, outer);
-    drive(call, callable, work, Call.RETRY, true, ambient, outer);
-    if (call.stopReason == StopReason.CANCELLED) {
-      Thread.currentThread().interrupt(); // interrupts stop the call and keep the flag, in both styles
-    }
-    return call.toOutcome(call.time.nanoTime());
-  }
-
-  private static Call start(Resilience policy, Ambient ambient, @Nullable ResilienceContext outer) {
-    long now = policy.timeSource().nanoTime();
-    Call call = new Call(policy, now, outer);
-    if (ambient.insideRetryingCall()) {
-      call.nestedInsideRetryingCall(now);
-    }
-    return call;
-  }
-
-  private static <T> @Nullable T fastExecute(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
-    // Only an explicitly opened context can be outside us here: the fast path is never nested in another.
-    ResilienceContext outer = ambient.depth() == 0 ? null : ambient.context();
-    long timeout = policy.firstAttemptTimeoutNanos;
-    long knownStart = Long.MIN_VALUE;
-    if (outer != null && policy.useAmbientDeadline() && outer.hasDeadline()) {
-      knownStart = System.nanoTime(); // an ambient deadline is measured from now: one clock read
-      long left = outer.deadlineOn(policy.timeSource(), knownStart) - knownStart;
-      if (left <= 0) {
-        Call call = start(policy, ambient, outer); // the core ends it: DEADLINE_EXCEEDED, no attempt
-        drive(call, callable, null, Call.RETRY, true, ambient, outer);
-        return finish(call);
-      }
-      timeout = Math.min(timeout, left);
-    }
-    CallObserver[] observers = policy.observers;
-    boolean observed = observers.length > 0;
-    Criticality criticality = outer != null && policy.useAmbientCriticality() ? outer.criticality() : Criticality.CRITICAL;
-    long observedStart = 0;
-    if (observed) {
-      observedStart = System.nanoTime(); // durations are what observers are for
-      Call.notifyAttemptStarted(observers, policy.name(), policy.budget(), criticality, 1);
-    }
-    // The armed slot times the attempt and is its frame for nested calls; no clock read here.
-    Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
-    T result = null;
-    Throwable failure = null;
+    SyncExecution driver = ambient.acquireDriver();
     try {
-      result = callable.call();
-    } catch (Throwable t) {
-      failure = t;
-    }
-    // a value that arrives is used even if the timeout fired as it came back
-    boolean timedOut = slot.disarm() && failure != null;
-    if (failure == null && !timedOut && isOk(policy.classifier(), result)) {
-      policy.budget().deposit(); // the core's decision for an OK verdict: credit and stop
-      if (observed) {
-        long took = System.nanoTime() - observedStart;
-        Call.notifyAttemptEnded(observers, policy.name(), policy.budget(), criticality, 1, Verdict.OK, null, took);
-        Call.notifyCallEnded(observers, policy.name(), policy.budget(), criticality, StopReason.SUCCEEDED, 1,
-            Verdict.OK, took);
+      Call call = driver.begin(policy, ambient);
+      driver.drive(callable, work, ambient);
+      if (call.stopReason == StopReason.CANCELLED) {
+        Thread.currentThread().interrupt(); // interrupts stop the call and keep the flag, in both styles
       }
-      return result;
+      return call.toOutcome();
+    } finally {
+      ambient.releaseDriver(driver);
     }
-    return afterFailedFastAttempt(policy, callable, ambient, outer, slot, observed ? observedStart : knownStart, timeout,
-        result, failure, timedOut);
   }
 
   /** Hands a first attempt that did not come back OK to the core, which decides from there. */
-  private static <T> @Nullable T afterFailedFastAttempt(Resilience policy, Callable<T> callable, Ambient ambient,
-      @Nullable ResilienceContext outer, Watchdog.Slot slot, long knownStart, long timeout, @Nullable Object result,
-      @Nullable Throwable failure, boolean timedOut) throws Exception {
+  private static <T> @Nullable T afterFastAttempt(Resilience policy, Callable<T> callable, Ambient ambient,
+      Watchdog.Slot slot, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
+      @Nullable Verdict verdict) throws Exception {
     long now = System.nanoTime();
-    long start = knownStart != Long.MIN_VALUE ? knownStart : slot.startEstimate(now);
-    Call call = new Call(policy, start, outer);
-    call.adoptFirstAttempt(start, timeout);
-    int action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), now);
-    drive(call, callable, null, action, false, ambient, outer);
-    return finish(call);
+    long start = slot.startEstimate(now);
+    SyncExecution driver = ambient.acquireDriver();
+    try {
+      Call call = driver.reset().call.init(policy, start, null, driver);
+      AttemptRecord first = call.adoptFirst(start, policy.firstAttemptTimeoutNanos, policy.gates.length, null);
+      boolean cancelled = !timedOut && failure != null && isCancelled(failure);
+      call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
+      driver.drive(callable, null, ambient);
+      return finish(call);
+    } finally {
+      ambient.releaseDriver(driver);
+    }
   }
 
-  private static boolean isOk(Classifier classifier, @Nullable Object result) {
-    try {
-      return classifier.classify(result, null).kind() == Verdict.Kind.OK;
-    } catch (RuntimeException e) {
-      return false; // the core will classify again and call it permanent
+  private Watchdog.Slot slot() {
+    Watchdog.Slot s = slot;
+    if (s == null) {
+      s = slot = Watchdog.INSTANCE.newSlot();
+    }
+    return s;
+  }
+
+  private SyncExecution reset() {
+    toStart = null;
+    wakePending = false;
+    finished = false;
+    pause = 0;
+    wait.set(NOT_WAITING);
+    return this;
+  }
+
+  private Call begin(Resilience policy, Ambient ambient) {
+    reset();
+    ResilienceContext outer = ambient.context();
+    boolean nested = ambient.insideRetryingCall();
+    Call c = call.init(policy, policy.timeSource().nanoTime(), outer, this);
+    c.start(nested);
+    return c;
+  }
+
+  /** Carries out the core's plan until the call is over and its pause served. */
+  private void drive(@Nullable Callable<?> callable, Resilience.@Nullable Work<?> work, Ambient ambient) {
+    Call c = call;
+    boolean interrupted = false;
+    while (true) {
+      if (finished) {
+        if (!interrupted) {
+          interrupted = pauseFor(pause);
+        }
+        break;
+      }
+      AttemptRecord next = toStart;
+      if (next != null) {
+        toStart = null;
+        runAttempt(c, next, callable, work, ambient);
+        continue;
+      }
+      if (wakePending) {
+        wakePending = false;
+        int token = wakeToken;
+        if (sleep(c.time, wakeDelay)) {
+          c.wake(token);
+        } else if (!finished && toStart == null) {
+          // the caller's interrupt: the call ends now, cancelled, and the flag is kept
+          interrupted = true;
+          c.cancel();
+        }
+        continue;
+      }
+      // nothing handed over yet: another thread is delivering the plan; wait for it
+      if (!sleep(c.time, Long.MAX_VALUE) && !finished && toStart == null && !wakePending) {
+        interrupted = true;
+        c.cancel();
+      }
+    }
+    c.finishedNanos = c.time.nanoTime();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
   /**
-   * Drives the call until it stops. {@code action} is the core's last decision; {@code first} means no
-   * attempt has run yet.
+   * Sleeps {@code nanos} on {@code time} ({@code Long.MAX_VALUE}: until woken) unless the core hands
+   * over a plan first. Returns true when it slept the whole time or the core woke it, false when the
+   * caller interrupted the thread (the flag is then clear; {@link #drive} puts it back). A caller's
+   * interrupt that lands in the very instant the core wakes us merges with the core's and is lost.
    */
-  private static void drive(Call call, @Nullable Callable<?> callable, Resilience.@Nullable Work<?> work, int action,
-      boolean first, Ambient ambient, @Nullable ResilienceContext outer) {
-    Criticality published = outer != null && outer.hasCriticality() ? outer.criticality() : null;
-    TimeSource time = call.time;
-    boolean system = time == SystemTime.INSTANCE;
-    while (true) {
-      if (action == Call.STOP) {
-        return;
-      }
-      if (action == Call.PAUSE_THEN_STOP) {
-        try {
-          time.sleep(call.delayNanos); // the guarded rejection pause, cut short by an interrupt
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return;
-      }
-      if (!first) {
-        try {
-          time.sleep(call.delayNanos);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          call.cancelled(time.nanoTime());
-          return;
-        }
-      }
-      first = false;
-      long start = time.nanoTime();
-      long timeout = call.beginAttempt(start);
-      if (timeout == 0) {
-        return;
-      }
-      Ambient.Frame frame = ambient.push();
-      frame.time = time;
-      frame.deadlineNanos = timeout == Long.MAX_VALUE ? Long.MAX_VALUE : Call.saturatedAdd(start, timeout);
-      frame.criticality = published;
-      frame.retries = call.policy.attempts() > 1;
-      AttemptTimer timer = timeout == Long.MAX_VALUE ? null
-          : system ? new WatchdogTimer(frame.slot().arm(timeout)) : new ScheduledInterrupt(time, timeout);
-      Object result = null;
-      Throwable failure = null;
+  private boolean sleep(TimeSource time, long nanos) {
+    wait.set(WAITING);
+    boolean callerInterrupt = false;
+    // announced, then re-checked: a plan handed over in between is seen here or wakes us (Dekker)
+    if (!finished && toStart == null && !(nanos == Long.MAX_VALUE && wakePending)) {
       try {
-        result = callable != null ? callable.call()
-            : Objects.requireNonNull(work, "work").call(new Attempt(call.attempts, timeout, call.remainingNanos(start), false, call.criticality));
-      } catch (Throwable t) {
-        failure = t;
+        if (nanos == Long.MAX_VALUE) {
+          java.util.concurrent.locks.LockSupport.park(this);
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+        } else {
+          time.sleep(nanos);
+        }
+      } catch (InterruptedException e) {
+        callerInterrupt = true;
       }
-      boolean timedOut = timer != null && timer.disarm() && failure != null;
-      ambient.pop(frame);
-      action = call.afterAttempt(result, failure, timedOut, interruptedBy(failure, timedOut), time.nanoTime());
+    }
+    if (!wait.compareAndSet(WAITING, NOT_WAITING)) {
+      // the core is waking us: wait for its interrupt to land, then take it back
+      while (wait.get() != WOKEN) {
+        Thread.onSpinWait();
+      }
+      Thread.interrupted();
+      wait.set(NOT_WAITING);
+      return true;
+    }
+    return !callerInterrupt;
+  }
+
+  /** Serves the guarded pause; true if the caller interrupted it (the pause is cut short). */
+  private boolean pauseFor(long nanos) {
+    if (nanos <= 0) {
+      return false;
+    }
+    try {
+      call.time.sleep(nanos);
+      return false;
+    } catch (InterruptedException e) {
+      return true;
     }
   }
 
-  /** An attempt that failed while the caller's thread carries an interrupt was cancelled, not failed. */
-  private static boolean interruptedBy(@Nullable Throwable failure, boolean timedOut) {
-    return failure != null && !timedOut && Thread.currentThread().isInterrupted();
+  private void runAttempt(Call c, AttemptRecord attempt, @Nullable Callable<?> callable,
+      Resilience.@Nullable Work<?> work, Ambient ambient) {
+    if (!c.begin(attempt)) {
+      return;
+    }
+    TimeSource time = c.time;
+    long start = attempt.startNanos;
+    long timeout = attempt.timeoutNanos;
+    // Armed before the frame is pushed: a clock that cannot schedule leaves no stale frame behind.
+    // On the real clock the slot is armed even without a timeout, so a drain's cut-off reaches it.
+    Watchdog.Slot armed = null;
+    ScheduledInterrupt scheduled = null;
+    try {
+      if (time == SystemTime.INSTANCE) {
+        armed = slot().arm(timeout);
+      } else if (timeout != Long.MAX_VALUE) {
+        scheduled = new ScheduledInterrupt(time, timeout);
+      }
+    } catch (RuntimeException | Error e) {
+      c.attemptEnded(attempt, null, e, false, false);
+      return;
+    }
+    Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time,
+        c.publishedCriticality, c.policy.attempts() > 1);
+    Object result = null;
+    Throwable failure = null;
+    boolean fired;
+    try {
+      result = callable != null ? callable.call()
+          : Objects.requireNonNull(work, "work").call(
+              new Attempt(attempt.number, timeout, c.remaining(start), attempt.kind == AttemptRecord.HEDGE,
+                  c.criticality));
+    } catch (Throwable t) {
+      failure = t;
+    } finally {
+      fired = armed != null ? armed.disarm() : scheduled != null && scheduled.disarm();
+      ambient.pop(frame);
+    }
+    // a value that arrives is used even if the timeout fired as it came back
+    boolean timedOut = fired && failure != null;
+    boolean cancelled = !timedOut && failure != null && isCancelled(failure);
+    c.attemptEnded(attempt, result, failure, timedOut, cancelled);
+  }
+
+  /**
+   * An attempt that failed because the caller interrupted the thread (its flag still set), or with
+   * an interrupt's own exception, was cancelled, not failed. An {@code InterruptedIOException}
+   * without the flag is a client's own timeout: a failure like any other.
+   */
+  private static boolean isCancelled(Throwable failure) {
+    boolean interrupted = Thread.currentThread().isInterrupted();
+    return interrupted || Call.isCancellation(failure, false);
   }
 
   @SuppressWarnings("unchecked")
   private static <T> @Nullable T finish(Call call) throws Exception {
-    Throwable failure = call.failureToThrow(call.time.nanoTime());
+    Throwable failure = call.failureToThrow();
     if (failure == null) {
       return (T) call.lastResult;
     }
@@ -224,30 +339,16 @@ final class SyncExecution {
     throw new ResilienceException("attempt failed", failure);
   }
 
-  /** Ends a blocked attempt when its timeout passes. */
-  private interface AttemptTimer {
-    /** Stops timing; true if the timeout fired (its interrupt has been cleared). */
-    boolean disarm();
-  }
-
-  private static final class WatchdogTimer implements AttemptTimer {
-    private final Watchdog.Slot slot;
-
-    WatchdogTimer(Watchdog.Slot slot) {
-      this.slot = slot;
-    }
-
-    @Override
-    public boolean disarm() {
-      return slot.disarm();
-    }
-  }
-
   /** For time sources other than the real clock: a scheduled task interrupts the owner. */
-  private static final class ScheduledInterrupt implements AttemptTimer, Runnable {
+  private static final class ScheduledInterrupt implements Runnable {
+    private static final int ARMED = 0;
+    private static final int FIRING = 1;
+    private static final int FIRED = 2;
+    private static final int DISARMED = 3;
+
     private final Thread owner = Thread.currentThread();
+    private final AtomicInteger state = new AtomicInteger(ARMED);
     private final TimeSource.Scheduled scheduled;
-    private volatile boolean fired;
 
     ScheduledInterrupt(TimeSource time, long timeoutNanos) {
       this.scheduled = time.schedule(this, timeoutNanos);
@@ -255,17 +356,21 @@ final class SyncExecution {
 
     @Override
     public void run() {
-      owner.interrupt();
-      fired = true;
+      // an owner already interrupted was cancelled by its caller: that interrupt stands, and wins
+      if (!owner.isInterrupted() && state.compareAndSet(ARMED, FIRING)) {
+        owner.interrupt();
+        state.set(FIRED);
+      }
     }
 
-    @Override
-    public boolean disarm() {
-      if (scheduled.cancel()) {
+    /** Stops timing; true if the timeout fired (its interrupt has been cleared). */
+    boolean disarm() {
+      scheduled.cancel();
+      if (state.compareAndSet(ARMED, DISARMED)) {
         return false;
       }
-      while (!fired) {
-        Thread.onSpinWait(); // cancel failed: the task is running or ran; wait for its interrupt to land
+      while (state.get() != FIRED) {
+        Thread.onSpinWait(); // the task is interrupting us: wait for it to land
       }
       Thread.interrupted();
       return true;

@@ -1,6 +1,5 @@
 package dev.quell;
 
-import dev.quell.internal.SystemTime;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;

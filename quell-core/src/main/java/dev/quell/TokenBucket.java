@@ -69,11 +69,19 @@ final class TokenBucket extends RetryBudget {
     return minimumPerSecond;
   }
 
+  /**
+   * The balance a retry at {@code criticality} needs: one token, plus the criticality's reserve of
+   * the rest of the capacity. A full bucket funds every level (healthy: nothing is refused), even
+   * a bucket that holds a single token.
+   */
+  private long required(Criticality criticality) {
+    return MICROS + (long) (criticality.reserve() * (capacityMicros - MICROS));
+  }
+
   @Override
   public boolean trySpend(Criticality criticality) {
     catchUp();
-    long reserve = (long) (criticality.reserve() * capacityMicros);
-    long floor = MICROS + reserve;
+    long floor = required(criticality);
     while (true) {
       long current = balance.get();
       if (current < floor) {
@@ -83,6 +91,26 @@ final class TokenBucket extends RetryBudget {
         return true;
       }
     }
+  }
+
+  @Override
+  boolean wouldFund(Criticality criticality) {
+    catchUp();
+    return balance.get() >= required(criticality);
+  }
+
+  @Override
+  long retryAfterNanos(Criticality criticality) {
+    catchUp();
+    long missing = required(criticality) - balance.get();
+    if (missing <= 0) {
+      return 0;
+    }
+    if (microsPerNano <= 0) {
+      return -1;
+    }
+    double nanos = Math.ceil(missing / microsPerNano);
+    return nanos >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) nanos;
   }
 
   @Override
@@ -97,12 +125,8 @@ final class TokenBucket extends RetryBudget {
 
   @Override
   public Optional<Duration> retryAfter() {
-    catchUp();
-    if (microsPerNano <= 0) {
-      return balance.get() >= MICROS ? Optional.of(Duration.ZERO) : Optional.empty();
-    }
-    long missing = MICROS - balance.get();
-    return Optional.of(missing <= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(missing / microsPerNano)));
+    long nanos = retryAfterNanos(Criticality.CRITICAL);
+    return nanos < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(nanos));
   }
 
   @Override

@@ -98,7 +98,8 @@ class QuellMicrometerTest {
     Gauge tokens = registry.find("quell.budget.tokens").tags("quell.budget", "inventory").gauge();
     assertThat(utilization.value()).isGreaterThan(0.9).isLessThanOrEqualTo(1.0);
     assertThat(utilization.value()).isEqualTo(policy.budget().utilization());
-    assertThat(tokens.value()).isLessThan(1.0).isEqualTo(policy.budget().tokens());
+    // nearly dry: retries are charged as they start, so the floor may have refilled a little since the last refusal
+    assertThat(tokens.value()).isLessThan(2.0).isEqualTo(policy.budget().tokens());
 
     // a quiet minute refills the bucket from its floor: the gauge follows the live budget
     time.advance(Duration.ofMinutes(1));

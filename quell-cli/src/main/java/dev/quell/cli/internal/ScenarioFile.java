@@ -308,10 +308,18 @@ public final class ScenarioFile {
           p.attempts((int) s.whole("attempts"));
         }
         if (s.has("deadline")) {
-          p.deadline(deadline);
+          if (deadline == null) {
+            p.noDeadline();
+          } else {
+            p.deadline(deadline);
+          }
         }
         if (s.has("attemptTimeout")) {
-          p.attemptTimeout(attemptTimeout);
+          if (attemptTimeout == null) {
+            p.noAttemptTimeout();
+          } else {
+            p.attemptTimeout(attemptTimeout);
+          }
         }
         if (backoff != null) {
           p.backoff(backoff);

@@ -1,4 +1,4 @@
-package dev.quell.internal;
+package dev.quell;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

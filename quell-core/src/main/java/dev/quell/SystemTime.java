@@ -1,6 +1,5 @@
-package dev.quell.internal;
+package dev.quell;
 
-import dev.quell.TimeSource;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -9,9 +8,8 @@ import java.util.concurrent.TimeUnit;
  * The real clock. Scheduling uses one daemon thread for the whole process, created on first use,
  * with cancelled tasks removed at once so that cancelled timers never pile up.
  */
-@Internal
-public final class SystemTime implements TimeSource {
-  public static final SystemTime INSTANCE = new SystemTime();
+final class SystemTime implements TimeSource {
+  static final SystemTime INSTANCE = new SystemTime();
 
   private SystemTime() {}
 
@@ -40,14 +38,21 @@ public final class SystemTime implements TimeSource {
     return "TimeSource.system()";
   }
 
+  /** True on the shared timer thread, where user work must never run. */
+  static boolean onTimerThread() {
+    return Thread.currentThread() == Timer.thread;
+  }
+
   /** Holder: the thread exists only once something is scheduled. */
   private static final class Timer {
+    static volatile @org.jspecify.annotations.Nullable Thread thread;
     static final ScheduledThreadPoolExecutor EXECUTOR = create();
 
     private static ScheduledThreadPoolExecutor create() {
       ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
         Thread t = new Thread(r, "quell-timer");
         t.setDaemon(true);
+        thread = t;
         return t;
       });
       executor.setRemoveOnCancelPolicy(true);

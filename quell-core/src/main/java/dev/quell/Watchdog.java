@@ -1,4 +1,4 @@
-package dev.quell.internal;
+package dev.quell;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -12,13 +12,13 @@ import org.jspecify.annotations.Nullable;
  * Ends blocked synchronous attempts on the real clock by interrupting their thread, without putting
  * a clock read, an allocation or a lock on the caller's path.
  *
- * <p>Each calling thread owns one reusable {@link Slot}. Arming it is a release store of a stamp
- * (attempt sequence and state) and the timeout; disarming is one CAS. A single daemon thread scans
- * the slots every {@link #TICK_NANOS}: it notes the tick at which it first saw each armed attempt and
- * interrupts the owner once the timeout has passed since then. So a timeout fires no earlier than
- * asked and at most about two ticks late, and the caller never reads the clock on the success path;
- * the first sighting also gives the caller an estimate of when the attempt began, should it fail and
- * need one.
+ * <p>Each calling thread owns one reusable {@link Slot} per nesting level. Arming it is a release
+ * store of a stamp (attempt sequence and state) and the timeout; disarming is one CAS. A single
+ * daemon thread scans the slots every {@link #TICK_NANOS}: it notes the tick at which it first saw
+ * each armed attempt and interrupts the owner once the timeout has passed since then. So a timeout
+ * fires no earlier than asked and at most about two ticks late, and the caller never reads the
+ * clock on the success path; the first sighting also gives the caller an estimate of when the
+ * attempt began, should it fail and need one.
  *
  * <p>When nothing has been armed for a second the watchdog stops ticking (it parks for up to
  * {@link #IDLE_PARK_NANOS} at a time) and the next {@code arm} wakes it, so an idle process pays
@@ -26,12 +26,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The fire/disarm race is settled by the stamp: whoever moves it out of ARMED first wins. If the
  * watchdog won, the caller waits for the interrupt to be delivered and then clears it, so a timeout
- * never leaks an interrupt into the caller's later work.
+ * never leaks an interrupt into the caller's later work. If the owner was already interrupted when
+ * its timeout came due — the caller cancelled, and the attempt ignored it — the watchdog sends
+ * nothing and the caller's interrupt stands: the caller's cancellation wins over the timeout.
+ *
+ * <p>Package-private on purpose: it can interrupt any thread that runs a Quell attempt.
  */
-@Internal
-public final class Watchdog {
+final class Watchdog {
   /** Scan period. Timeouts fire between {@code timeout} and {@code timeout + 2 × tick} after the attempt starts. */
-  public static final long TICK_NANOS = 2_000_000L;
+  static final long TICK_NANOS = 2_000_000L;
   /** After this long with nothing armed, the watchdog stops ticking until an attempt is armed. */
   static final long IDLE_AFTER_NANOS = 1_000_000_000L;
   /** The longest the watchdog parks while idle, bounding how late a missed wake-up can make a sighting. */
@@ -52,14 +55,15 @@ public final class Watchdog {
     }
   }
 
-  public static final Watchdog INSTANCE = new Watchdog();
+  static final Watchdog INSTANCE = new Watchdog();
 
   private final ConcurrentLinkedQueue<Slot> incoming = new ConcurrentLinkedQueue<>();
   private volatile @Nullable Thread thread;
   /** Set while the watchdog parks for long because nothing is armed; arm() then wakes it. */
   private volatile boolean idle;
-  /** Once draining: the instant (System.nanoTime) at which every armed attempt is cut off. */
-  private volatile long cutOffAt = Long.MAX_VALUE;
+  /** Once draining: every armed attempt is cut off at {@link #cutOffAt} (System.nanoTime). */
+  private volatile boolean cutting;
+  private volatile long cutOffAt;
 
   private Watchdog() {}
 
@@ -68,7 +72,7 @@ public final class Watchdog {
    * synchronous calls (see {@code Ambient}), so a call made inside another's attempt times itself
    * without disturbing the outer timer. Only the owner arms and disarms it.
    */
-  public static final class Slot {
+  static final class Slot {
     final Thread owner;
     volatile long stamp; // (sequence << 2) | state
     long timeoutNanos; // published by the release store of stamp
@@ -88,7 +92,7 @@ public final class Watchdog {
      *
      * @return true if the watchdog timed it out; the interrupt it sent has then been cleared
      */
-    public boolean disarm() {
+    boolean disarm() {
       long armed = stamp;
       if ((armed & 3) == ARMED && STAMP.compareAndSet(this, armed, armed & ~3L)) {
         return false;
@@ -106,22 +110,22 @@ public final class Watchdog {
     }
 
     /** When the watchdog first saw the current attempt, or {@code fallback} if it has not yet (the attempt is younger than a tick). */
-    public long startEstimate(long fallback) {
+    long startEstimate(long fallback) {
       return seenSequencePublished == (stamp >>> 2) ? seenAtPublished : fallback;
     }
 
     /** True between {@link #arm} and {@link #disarm}. For the owner thread. */
-    public boolean isArmed() {
+    boolean isArmed() {
       return (stamp & 3) != IDLE;
     }
 
     /** The timeout of the current (or last) arming. For the owner thread. */
-    public long timeoutNanos() {
+    long timeoutNanos() {
       return timeoutNanos;
     }
 
-    /** Arms this slot for an attempt of at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: never fires on its own). Called by the owner only. */
-    public Slot arm(long timeoutNanos) {
+    /** Arms this slot for an attempt of at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: only a drain's cut-off ends it). Owner only. */
+    Slot arm(long timeoutNanos) {
       this.timeoutNanos = timeoutNanos;
       long next = ((stamp >>> 2) + 1) << 2 | ARMED;
       STAMP.setRelease(this, next);
@@ -133,8 +137,9 @@ public final class Watchdog {
   }
 
   /** From {@code nanos} (on System.nanoTime) on, every armed attempt is timed out, whatever its own timeout. */
-  public void cutOffAt(long nanos) {
+  void cutOffAt(long nanos) {
     cutOffAt = nanos;
+    cutting = nanos != Long.MAX_VALUE;
     Thread t = thread;
     if (t != null) {
       LockSupport.unpark(t);
@@ -142,7 +147,7 @@ public final class Watchdog {
   }
 
   /** A new slot owned by the calling thread, watched from now on (until the thread dies). */
-  public Slot newSlot() {
+  Slot newSlot() {
     Slot slot = new Slot(Thread.currentThread());
     incoming.add(slot);
     Thread t = thread;
@@ -176,6 +181,7 @@ public final class Watchdog {
       }
       long now = System.nanoTime();
       boolean anyArmed = false;
+      boolean cut = cutting && now - cutOffAt >= 0;
       for (int i = active.size() - 1; i >= 0; i--) {
         Slot slot = active.get(i);
         long stamp = slot.stamp;
@@ -193,11 +199,13 @@ public final class Watchdog {
           slot.seenAt = now;
           slot.seenAtPublished = now;
           slot.seenSequencePublished = sequence;
-          continue;
+          if (!cut) {
+            continue;
+          }
         }
-        long cutOff = cutOffAt;
-        if ((now - slot.seenAt >= slot.timeoutNanos || cutOff != Long.MAX_VALUE && now - cutOff >= 0)
+        if ((cut || now - slot.seenAt >= slot.timeoutNanos) && !slot.owner.isInterrupted()
             && STAMP.compareAndSet(slot, stamp, (stamp & ~3L) | FIRING)) {
+          // (an owner already interrupted was cancelled by its caller: that interrupt stands, and wins)
           slot.owner.interrupt();
           slot.stamp = (stamp & ~3L) | FIRED;
         }
@@ -218,7 +226,7 @@ public final class Watchdog {
   }
 
   /** True while the watchdog has stopped ticking for lack of armed attempts. For tests and diagnostics. */
-  public boolean isIdle() {
+  boolean isIdle() {
     return idle;
   }
 
