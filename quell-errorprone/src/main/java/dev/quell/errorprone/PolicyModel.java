@@ -62,6 +62,8 @@ final class PolicyModel {
     @Nullable Integer attempts;
     Setting deadline = Setting.UNKNOWN;
     Setting attemptTimeout = Setting.UNKNOWN;
+    /** Whether the attempt timeout is the preset's, never set in the chain. */
+    boolean presetAttemptTimeout;
     Budget budget = Budget.UNKNOWN;
     @Nullable Boolean ambientCriticality;
     /** Null arguments seen in the last step, each a problem as validation words it. */
@@ -83,6 +85,7 @@ final class PolicyModel {
       p.attemptTimeout = attemptTimeout == null ? Setting.NONE : Setting.of(Optional.of(attemptTimeout));
       p.budget = budget;
       p.ambientCriticality = false;
+      p.presetAttemptTimeout = true;
       return p;
     }
 
@@ -93,6 +96,7 @@ final class PolicyModel {
       p.attempts = attempts;
       p.deadline = deadline;
       p.attemptTimeout = attemptTimeout;
+      p.presetAttemptTimeout = presetAttemptTimeout;
       p.budget = budget;
       p.ambientCriticality = ambientCriticality;
       p.viaLocal = viaLocal;
@@ -232,8 +236,8 @@ final class PolicyModel {
       case "withAttempts": setAttempts(p, args.get(0), state); break;
       case "withDeadline": p.deadline = duration(args.get(0), state); break;
       case "withoutDeadline": p.deadline = Setting.NONE; break;
-      case "withAttemptTimeout": p.attemptTimeout = duration(args.get(0), state); break;
-      case "withoutAttemptTimeout": p.attemptTimeout = Setting.NONE; break;
+      case "withAttemptTimeout": p.attemptTimeout = duration(args.get(0), state); p.presetAttemptTimeout = false; break;
+      case "withoutAttemptTimeout": p.attemptTimeout = Setting.NONE; p.presetAttemptTimeout = false; break;
       case "withBudget": p.budget = budget(args.get(0), state); break;
       case "withAmbientCriticality": p.ambientCriticality = Values.booleanValue(args.get(0), state).orElse(null); break;
       case "withBackoff": notNull(p, "backoff", args.get(0), " (use Backoff.NONE for no delay)"); break;
@@ -288,6 +292,7 @@ final class PolicyModel {
         case "deadline": p.deadline = Values.isNullLiteral(args.get(0)) ? Setting.NONE : duration(args.get(0), state); break;
         case "attemptTimeout":
           p.attemptTimeout = Values.isNullLiteral(args.get(0)) ? Setting.NONE : duration(args.get(0), state);
+          p.presetAttemptTimeout = false;
           break;
         case "budget": p.budget = budget(args.get(0), state); break;
         case "useAmbientCriticality": p.ambientCriticality = Values.booleanValue(args.get(0), state).orElse(null); break;

@@ -48,7 +48,8 @@ public final class QuellAttemptTimeoutBeyondDeadline extends BugChecker implemen
       return Description.NO_MATCH;
     }
     return buildDescription(tree)
-        .setMessage("The attempt timeout (" + Values.render(timeout.get()) + ") is longer than the deadline ("
+        .setMessage("The attempt timeout (" + Values.render(timeout.get())
+            + (policy.presetAttemptTimeout ? ", the preset's default" : "") + ") is longer than the deadline ("
             + Values.render(deadline.get()) + "), so it can never fire: each attempt already ends at the deadline,"
             + " and a hung first attempt uses all of it, leaving no time to retry. Give the attempt timeout a"
             + " share of the deadline (say a third), or set the two the other way round if they were swapped.")

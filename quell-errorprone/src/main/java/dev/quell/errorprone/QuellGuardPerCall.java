@@ -293,7 +293,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
       typeSource = SuggestedFixes.prettyType(state, fix, type);
       fix.replace(creation, field);
     }
-    fix.merge(SuggestedFixes.addMembers(enclosing, state, SuggestedFixes.AdditionPosition.FIRST,
+    fix.merge(SuggestedFixes.addMembers(enclosing, state, SuggestedFixes.AdditionPosition.LAST,
         "private static final " + typeSource + " " + field + " = " + state.getSourceForNode(creation) + ";"));
     fix.setShortDescription("keep the " + kind.noun + " in a private static final field");
     return fix.build();

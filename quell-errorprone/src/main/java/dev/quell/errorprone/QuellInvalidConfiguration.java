@@ -101,15 +101,15 @@ public final class QuellInvalidConfiguration extends BugChecker implements Metho
       if (name.equals("constant") && args.size() == 1) {
         notNegative("backoff delay", Values.duration(args.get(0), state), problems);
       } else if (name.equals("exponential") && !args.isEmpty()) {
-        Exponential e = exponential(tree, state);
-        Exponential known = e == null ? Exponential.unknown() : e;
-        problems.addAll(known.problems());
+        Exponential asked = parameters(tree, state);
+        if (asked != null) {
+          problems.addAll(asked.problems());
+        }
       }
     } else if (owner.equals(QuellTypes.EXPONENTIAL) && !method.isStatic() && name.startsWith("with")) {
-      ExpressionTree receiver = ASTHelpers.getReceiver(tree);
-      Exponential before = receiver == null ? Exponential.unknown() : exponential(receiver, state);
-      if (before != null && !name.equals("withJitter")) {
-        problems.addAll(before.with(name, args.get(0), state).problems());
+      Exponential asked = parameters(tree, state);
+      if (asked != null) {
+        problems.addAll(asked.problems());
       }
     } else if (owner.equals(QuellTypes.POLICY_SCOPE) && method.isStatic() && name.equals("of") && args.size() == 2) {
       Values.longValue(args.get(1), state).filter(n -> n < 1)
@@ -146,45 +146,46 @@ public final class QuellInvalidConfiguration extends BugChecker implements Metho
     ExpressionTree e = ASTHelpers.stripParentheses(expression);
     for (int depth = 0; depth < 8; depth++) {
       if (e instanceof MethodInvocationTree) {
-        MethodInvocationTree call = (MethodInvocationTree) e;
-        MethodSymbol method = ASTHelpers.getSymbol(call);
-        String owner = method == null ? "" : method.owner.getQualifiedName().toString();
-        List<? extends ExpressionTree> args = call.getArguments();
-        Exponential result = null;
-        boolean known = true;
-        if (owner.equals(QuellTypes.BACKOFF) && method.getSimpleName().contentEquals("exponential")) {
-          if (args.isEmpty()) {
-            result = new Exponential(Optional.of(Duration.ofMillis(100)), Optional.of(Duration.ofSeconds(1)),
-                Optional.of(2.0), Optional.of(DEFAULT_BACKOFF_MAX));
-          } else if (args.size() == 1) {
-            Optional<Duration> base = Values.duration(args.get(0), state);
-            result = new Exponential(base, base, Optional.of(2.0), Optional.of(DEFAULT_BACKOFF_MAX));
-          } else if (args.size() == 4) {
-            result = new Exponential(Values.duration(args.get(0), state), Values.duration(args.get(1), state),
-                Values.doubleValue(args.get(2), state), Values.duration(args.get(3), state));
-          } else {
-            known = false;
-          }
-        } else if (owner.equals(QuellTypes.EXPONENTIAL) && !method.isStatic() && args.size() == 1) {
-          ExpressionTree receiver = ASTHelpers.getReceiver(call);
-          Exponential before = receiver == null ? Exponential.unknown() : exponential(receiver, state);
-          if (before == null) {
-            return null;
-          }
-          result = before.with(method.getSimpleName().toString(), args.get(0), state);
-        } else {
-          known = false;
-        }
-        if (known && result != null) {
-          return result.problems().isEmpty() ? result : null;
-        }
-        return Exponential.unknown();
+        return built((MethodInvocationTree) e, state);
       }
       ExpressionTree initializer = Values.initializerOf(e, state);
       if (initializer == null) {
         break;
       }
       e = ASTHelpers.stripParentheses(initializer);
+    }
+    return Exponential.unknown();
+  }
+
+  /** What a call builds when it succeeds, or null when it throws. */
+  private static @Nullable Exponential built(MethodInvocationTree call, VisitorState state) {
+    Exponential result = parameters(call, state);
+    if (result == null) {
+      return null;
+    }
+    return result.problems().isEmpty() ? result : null;
+  }
+
+  /** The parameters a backoff call asks for, valid or not; null when a step before it throws. */
+  private static @Nullable Exponential parameters(MethodInvocationTree call, VisitorState state) {
+    MethodSymbol method = ASTHelpers.getSymbol(call);
+    String owner = method == null ? "" : method.owner.getQualifiedName().toString();
+    List<? extends ExpressionTree> args = call.getArguments();
+    if (owner.equals(QuellTypes.BACKOFF) && method.getSimpleName().contentEquals("exponential")) {
+      if (args.isEmpty()) {
+        return new Exponential(Optional.of(Duration.ofMillis(100)), Optional.of(Duration.ofSeconds(1)),
+            Optional.of(2.0), Optional.of(DEFAULT_BACKOFF_MAX));
+      } else if (args.size() == 1) {
+        Optional<Duration> base = Values.duration(args.get(0), state);
+        return new Exponential(base, base, Optional.of(2.0), Optional.of(DEFAULT_BACKOFF_MAX));
+      } else if (args.size() == 4) {
+        return new Exponential(Values.duration(args.get(0), state), Values.duration(args.get(1), state),
+            Values.doubleValue(args.get(2), state), Values.duration(args.get(3), state));
+      }
+    } else if (owner.equals(QuellTypes.EXPONENTIAL) && !method.isStatic() && args.size() == 1) {
+      ExpressionTree receiver = ASTHelpers.getReceiver(call);
+      Exponential before = receiver == null ? Exponential.unknown() : exponential(receiver, state);
+      return before == null ? null : before.with(method.getSimpleName().toString(), args.get(0), state);
     }
     return Exponential.unknown();
   }
