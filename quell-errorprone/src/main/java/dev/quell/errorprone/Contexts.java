@@ -48,6 +48,9 @@ final class Contexts {
 
   /** Where the code at {@code path} runs. */
   static Site site(TreePath path, VisitorState state) {
+    if (inTestOrMain(path, state)) {
+      return Site.EXEMPT;
+    }
     for (TreePath p = path; p != null; p = p.getParentPath()) {
       Tree leaf = p.getLeaf();
       if (leaf instanceof LambdaExpressionTree) {
@@ -75,6 +78,23 @@ final class Contexts {
       }
     }
     return Site.ONCE;
+  }
+
+  /**
+   * Whether the code at {@code path} is part of a test method or {@code main} (lambdas and classes
+   * written inside them included): code that does unusual things on purpose, or runs once.
+   */
+  static boolean inTestOrMain(TreePath path, VisitorState state) {
+    for (TreePath p = path; p != null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof MethodTree) {
+        MethodTree method = (MethodTree) p.getLeaf();
+        MethodSymbol symbol = ASTHelpers.getSymbol(method);
+        if (symbol != null && (isMain(symbol, state) || isTest(method, state))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static boolean isMain(MethodSymbol method, VisitorState state) {

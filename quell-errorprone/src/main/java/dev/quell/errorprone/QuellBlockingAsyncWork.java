@@ -58,6 +58,9 @@ public final class QuellBlockingAsyncWork extends BugChecker implements MethodIn
     if (!Executions.isAsyncExecution(tree)) {
       return Description.NO_MATCH;
     }
+    if (Contexts.inTestOrMain(state.getPath(), state)) {
+      return Description.NO_MATCH; // a test does this on purpose
+    }
     ExpressionTree work = ASTHelpers.stripParentheses(Executions.work(tree));
     if (!(work instanceof LambdaExpressionTree)) {
       return Description.NO_MATCH;

@@ -17,6 +17,7 @@ import com.sun.source.tree.Tree;
 import com.sun.tools.javac.code.Symbol.MethodSymbol;
 import com.sun.tools.javac.code.Type;
 import com.sun.tools.javac.code.TypeTag;
+import java.util.Set;
 
 /**
  * An {@code Outcome} (or a future of one) returned by a Quell call such as {@code run} and
@@ -31,12 +32,18 @@ import com.sun.tools.javac.code.TypeTag;
     link = Docs.PAGE + "#quellignoredoutcome")
 public final class QuellIgnoredOutcome extends BugChecker implements MethodInvocationTreeMatcher {
   private static final long serialVersionUID = 1L;
+  /** The types whose calls return an Outcome instead of throwing. */
+  private static final Set<String> RUNS = Set.of(QuellTypes.RESILIENCE, QuellTypes.POLICY_SCOPE, QuellTypes.HTTP_CLIENT);
 
   @Override
   public Description matchMethodInvocation(MethodInvocationTree tree, VisitorState state) {
     MethodSymbol method = ASTHelpers.getSymbol(tree);
-    if (method == null || !QuellTypes.declaredInQuell(method) || !returnsOutcome(ASTHelpers.getType(tree), state)) {
+    if (method == null || !RUNS.contains(method.owner.getQualifiedName().toString())
+        || !returnsOutcome(ASTHelpers.getType(tree), state)) {
       return Description.NO_MATCH;
+    }
+    if (Contexts.inTestOrMain(state.getPath(), state)) {
+      return Description.NO_MATCH; // a test does this on purpose
     }
     Tree parent = state.getPath().getParentPath().getLeaf();
     boolean ignored = parent instanceof ExpressionStatementTree

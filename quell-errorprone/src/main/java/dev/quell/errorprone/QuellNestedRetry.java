@@ -37,6 +37,9 @@ public final class QuellNestedRetry extends BugChecker implements MethodInvocati
     if (!Executions.isExecution(tree)) {
       return Description.NO_MATCH;
     }
+    if (Contexts.inTestOrMain(state.getPath(), state)) {
+      return Description.NO_MATCH; // a test does this on purpose
+    }
     PolicyModel.Policy inner = Executions.policyOf(tree, state);
     if (inner == null || !inner.retries()) {
       return Description.NO_MATCH;

@@ -24,6 +24,8 @@ class QuellAttemptTimeoutBeyondDeadlineTest {
               Resilience.DEFAULT.withName("base").withAttemptTimeout(Duration.ofSeconds(1)).withDeadline(Duration.ofSeconds(3));
           // BUG: Diagnostic contains: QuellAttemptTimeoutBeyondDeadline
           static final Resilience D = BASE.withAttemptTimeout(Duration.ofSeconds(4));
+          // derived from a policy already reported, without touching its timing: not reported again
+          static final Resilience E = D.withName("e").withAttempts(5);
         }
         """).doTest();
   }
@@ -46,6 +48,10 @@ class QuellAttemptTimeoutBeyondDeadlineTest {
           }
           static Resilience unknownBase(Resilience base) {
             return base.withAttemptTimeout(Duration.ofMinutes(5));
+          }
+          @org.junit.jupiter.api.Test
+          void theDeadlineCapsTheAttemptTimeout() {
+            Resilience onPurpose = Resilience.DEFAULT.withDeadline(Duration.ofMillis(300));
           }
         }
         """).doTest();

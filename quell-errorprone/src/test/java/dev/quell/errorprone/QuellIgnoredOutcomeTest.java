@@ -46,8 +46,17 @@ class QuellIgnoredOutcomeTest {
                 POLICY.runAsync(attempt -> CompletableFuture.completedFuture(deliver(message)));
             Callable<Outcome<String>> kept = () -> POLICY.run(() -> deliver(message));
             POLICY.execute(() -> deliver(message)); // execute throws: nothing is lost
+            var unused = POLICY.run(() -> deliver(message)); // ignored on purpose, and visibly
             return outcome.isSuccess() && POLICY.run(() -> deliver(message)).isSuccess() && later.get().isSuccess()
                 && kept.call().isSuccess();
+          }
+          Outcome<String> own(String message) { return POLICY.run(() -> deliver(message)); }
+          void ownIgnored() {
+            own("only Quell's own calls are checked");
+          }
+          @org.junit.jupiter.api.Test
+          void aTestRunsForTheEvents() {
+            POLICY.run(() -> deliver("the test reads the recorded events instead"));
           }
           String deliver(String message) { return message; }
         }

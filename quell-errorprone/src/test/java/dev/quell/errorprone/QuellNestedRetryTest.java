@@ -56,6 +56,10 @@ class QuellNestedRetryTest {
           String unknown(Resilience injected) throws Exception {
             return FRONT.execute(() -> injected.execute(() -> "inner"));
           }
+          @org.junit.jupiter.api.Test
+          void nestingOnPurpose() throws Exception {
+            FRONT.execute(() -> FRONT.execute(() -> "a test of nested retries"));
+          }
           String sequential() throws Exception {
             return FRONT.execute(() -> "a") + FRONT.execute(() -> "b");
           }
