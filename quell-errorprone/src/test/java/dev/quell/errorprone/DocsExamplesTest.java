@@ -1,0 +1,179 @@
+package dev.quell.errorprone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bad and fixed examples of docs/errorprone.md, compiled with the plugin as a user's build
+ * would: each bad example gets its check's diagnostic, each fixed one none of Quell's. The page
+ * copies these text blocks verbatim (DocSnippetsTest holds it to that).
+ */
+class DocsExamplesTest {
+
+  private static List<String> checksIn(String name, String source) {
+    return PluginCompiler.quellFindings(Map.of(name, source)).stream().map(PluginCompiler.Finding::check).toList();
+  }
+
+  @Test
+  void guardPerCall() {
+    String bad = """
+        class InventoryClient {
+          String stock(String sku) throws Exception {
+            Resilience policy = Resilience.HTTP.withName("inventory");   // a new budget every call
+            return policy.execute(() -> lookup(sku));
+          }
+        """;
+    String fixed = """
+        class InventoryClient {
+          private static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+
+          String stock(String sku) throws Exception {
+            return POLICY.execute(() -> lookup(sku));
+          }
+        """;
+    String rest = "String lookup(String sku) { return sku; } }";
+    assertThat(checksIn("InventoryClient.java", imports() + bad + rest)).containsExactly("QuellGuardPerCall");
+    assertThat(checksIn("InventoryClient.java", imports() + fixed + rest)).isEmpty();
+  }
+
+  @Test
+  void invalidConfiguration() {
+    String bad = """
+        static final Resilience PAYMENTS = Resilience.DEFAULT
+            .withName("payments")
+            .withAttempts(0);                                   // attempts counts the first one
+        static final RetryBudget BUDGET = RetryBudget.of(10, 3); // a fraction is at most 1
+        """;
+    String fixed = """
+        static final Resilience PAYMENTS = Resilience.DEFAULT
+            .withName("payments")
+            .withAttempts(1);
+        static final RetryBudget BUDGET = RetryBudget.of(0.1, 3);
+        """;
+    assertThat(checksIn("Config.java", imports() + "class Config {" + bad + "}"))
+        .containsExactly("QuellInvalidConfiguration", "QuellInvalidConfiguration");
+    assertThat(checksIn("Config.java", imports() + "class Config {" + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void attemptTimeoutBeyondDeadline() {
+    String bad = """
+        static final Resilience SEARCH = Resilience.DEFAULT
+            .withName("search")
+            .withDeadline(Duration.ofSeconds(1));   // the preset's 10 s attempt timeout can never fire
+        """;
+    String fixed = """
+        static final Resilience SEARCH = Resilience.DEFAULT
+            .withName("search")
+            .withDeadline(Duration.ofSeconds(1))
+            .withAttemptTimeout(Duration.ofMillis(300));   // room for three attempts
+        """;
+    assertThat(checksIn("Search.java", imports() + "class Search {" + bad + "}"))
+        .containsExactly("QuellAttemptTimeoutBeyondDeadline");
+    assertThat(checksIn("Search.java", imports() + "class Search {" + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void nestedRetry() {
+    String bad = """
+        String order(String sku) throws Exception {
+          return ORDERS.execute(() -> STOCK.execute(() -> reserve(sku)));   // 3 × 3 = 9 attempts
+        }
+        """;
+    String fixed = """
+        String order(String sku) throws Exception {
+          return ORDERS.execute(() -> STOCK_ONCE.execute(() -> reserve(sku)));
+        }
+        """;
+    String fields = """
+        static final Resilience ORDERS = Resilience.DEFAULT.withName("orders");
+        static final Resilience STOCK = Resilience.DEFAULT.withName("stock");
+        static final Resilience STOCK_ONCE = STOCK.withAttempts(1);   // the outer layer retries
+        String reserve(String sku) { return sku; }
+        """;
+    assertThat(checksIn("Orders.java", imports() + "class Orders {" + fields + bad + "}"))
+        .containsExactly("QuellNestedRetry");
+    assertThat(checksIn("Orders.java", imports() + "class Orders {" + fields + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void ignoredOutcome() {
+    String bad = """
+        void notify(String user) {
+          MAIL.run(() -> mailer.send(user));   // a failure here is never seen
+        }
+        """;
+    String fixed = """
+        void notify(String user) {
+          Outcome<String> sent = MAIL.run(() -> mailer.send(user));
+          if (!sent.isSuccess()) {
+            log.log(System.Logger.Level.WARNING, "welcome mail not sent: " + sent);
+          }
+        }
+        """;
+    String fields = """
+        static final Resilience MAIL = Resilience.DEFAULT.withName("mail");
+        final System.Logger log = System.getLogger("mail");
+        final java.util.function.UnaryOperator<String> sender = u -> u;
+        final Mailer mailer = new Mailer();
+        static final class Mailer { String send(String user) { return user; } }
+        """;
+    assertThat(checksIn("Welcome.java", imports() + "class Welcome {" + fields + bad + "}"))
+        .containsExactly("QuellIgnoredOutcome");
+    assertThat(checksIn("Welcome.java", imports() + "class Welcome {" + fields + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void sharedBudgetConflict() {
+    String bad = """
+        static final RetryBudget READS = RetryBudget.shared("payments-api");
+        static final RetryBudget WRITES = RetryBudget.shared("payments-api", 0.2, 1); // ignored if READS came first
+        """;
+    String fixed = """
+        static final RetryBudget PAYMENTS_API = RetryBudget.shared("payments-api", 0.2, 1);
+        static final Resilience READS = Resilience.DEFAULT.withName("payments-read").withBudget(PAYMENTS_API);
+        static final Resilience WRITES = Resilience.DEFAULT.withName("payments-write").withBudget(PAYMENTS_API);
+        """;
+    assertThat(checksIn("Payments.java", imports() + "class Payments {" + bad + "}"))
+        .containsExactly("QuellSharedBudgetConflict");
+    assertThat(checksIn("Payments.java", imports() + "class Payments {" + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void blockingAsyncWork() {
+    String bad = """
+        CompletableFuture<String> quote(String sku) {
+          return PRICES.executeAsync(() ->
+              CompletableFuture.completedFuture(pricing.quoteAsync(sku).join()));   // blocks
+        }
+        """;
+    String fixed = """
+        CompletableFuture<String> quote(String sku) {
+          return PRICES.executeAsync(() -> pricing.quoteAsync(sku));
+        }
+        """;
+    String fields = """
+        static final Resilience PRICES = Resilience.DEFAULT.withName("prices");
+        final Pricing pricing = new Pricing();
+        static final class Pricing {
+          CompletableFuture<String> quoteAsync(String sku) { return CompletableFuture.completedFuture(sku); }
+        }
+        """;
+    assertThat(checksIn("Quotes.java", imports() + "class Quotes {" + fields + bad + "}"))
+        .containsExactly("QuellBlockingAsyncWork");
+    assertThat(checksIn("Quotes.java", imports() + "class Quotes {" + fields + fixed + "}")).isEmpty();
+  }
+
+  private static String imports() {
+    return """
+        import dev.quell.Outcome;
+        import dev.quell.Resilience;
+        import dev.quell.RetryBudget;
+        import java.time.Duration;
+        import java.util.concurrent.CompletableFuture;
+        """;
+  }
+}

@@ -1,0 +1,78 @@
+package dev.quell.errorprone;
+
+import com.google.errorprone.CompilationTestHelper;
+import org.junit.jupiter.api.Test;
+
+class QuellNestedRetryTest {
+  private final CompilationTestHelper helper = CompilationTestHelper.newInstance(QuellNestedRetry.class, getClass());
+
+  @Test
+  void aRetryingCallInsideARetryingAttemptIsReported() {
+    helper.addSourceLines("Layers.java", """
+        import dev.quell.PolicyScope;
+        import dev.quell.Resilience;
+        import java.util.concurrent.CompletableFuture;
+        class Layers {
+          static final Resilience FRONT = Resilience.DEFAULT.withName("front").withAttempts(4);
+          static final Resilience BACK = Resilience.DEFAULT.withName("back");
+          static final PolicyScope<String> HOSTS = PolicyScope.of(Resilience.HTTP.withAttempts(2));
+          String call() throws Exception {
+            return FRONT.execute(() -> {
+              String prefix = "x";
+              // BUG: Diagnostic contains: together up to 4 × 3 = 12 attempts
+              return prefix + BACK.execute(() -> "inner");
+            });
+          }
+          String scoped() throws Exception {
+            // BUG: Diagnostic contains: together up to 2 × 4 = 8 attempts
+            return HOSTS.execute("host", () -> FRONT.run(() -> "inner").value());
+          }
+          CompletableFuture<String> async() {
+            // BUG: Diagnostic contains: QuellNestedRetry
+            return FRONT.executeAsync(() -> BACK.executeAsync(() -> CompletableFuture.completedFuture("x")));
+          }
+          String local() throws Exception {
+            Resilience outer = Resilience.HTTP.withName("local");
+            // BUG: Diagnostic contains: QuellNestedRetry
+            return outer.execute(() -> Resilience.DEFAULT.execute(() -> "inner"));
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void singleAttemptLayersUnknownPoliciesAndOtherThreadsAreNotReported() {
+    helper.addSourceLines("Fine.java", """
+        import dev.quell.Resilience;
+        import java.util.concurrent.CompletableFuture;
+        import java.util.concurrent.ExecutorService;
+        class Fine {
+          static final Resilience FRONT = Resilience.DEFAULT.withName("front");
+          static final Resilience ONCE = Resilience.DEFAULT.withAttempts(1);
+          String oneLayerRetries() throws Exception {
+            return FRONT.execute(() -> ONCE.execute(() -> "inner"))
+                + ONCE.execute(() -> FRONT.execute(() -> "inner"));
+          }
+          String unknown(Resilience injected) throws Exception {
+            return FRONT.execute(() -> injected.execute(() -> "inner"));
+          }
+          @org.junit.jupiter.api.Test
+          void nestingOnPurpose() throws Exception {
+            FRONT.execute(() -> FRONT.execute(() -> "a test of nested retries"));
+          }
+          String sequential() throws Exception {
+            return FRONT.execute(() -> "a") + FRONT.execute(() -> "b");
+          }
+          CompletableFuture<String> elsewhere(ExecutorService executor) {
+            return FRONT.executeAsync(() -> CompletableFuture.supplyAsync(() -> {
+              try {
+                return FRONT.execute(() -> "runs on the executor, not inside the attempt");
+              } catch (Exception e) {
+                throw new RuntimeException(e);
+              }
+            }, executor));
+          }
+        }
+        """).doTest();
+  }
+}

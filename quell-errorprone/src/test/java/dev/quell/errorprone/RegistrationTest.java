@@ -1,0 +1,48 @@
+package dev.quell.errorprone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.errorprone.BugPattern;
+import com.google.errorprone.bugpatterns.BugChecker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class RegistrationTest {
+
+  @Test
+  void theServicesFileListsEveryCheck() throws IOException {
+    Set<String> checks = Registration.checks().stream().map(Class::getName).collect(Collectors.toCollection(TreeSet::new));
+    assertThat(checks).hasSize(7);
+    String services = Files.readString(Path.of("target/classes").resolve(Registration.SERVICES));
+    assertThat(Registration.listed(services)).isEqualTo(checks);
+  }
+
+  @Test
+  void errorPronesLoaderFindsEveryCheck() throws IOException {
+    Set<String> loaded = ServiceLoader.load(BugChecker.class).stream().map(p -> p.type().getName())
+        .filter(n -> n.startsWith("dev.quell.")).collect(Collectors.toCollection(TreeSet::new));
+    assertThat(loaded).isEqualTo(Registration.checks().stream().map(Class::getName)
+        .collect(Collectors.toCollection(TreeSet::new)));
+  }
+
+  @Test
+  void everyCheckLinksToItsOwnSectionOfThePage() throws IOException {
+    String page = Files.readString(Path.of("..").resolve(Docs.PAGE));
+    List<String> headings = page.lines().filter(l -> l.startsWith("## ")).map(l -> l.substring(3).trim()).toList();
+    for (Class<?> check : Registration.checks()) {
+      BugPattern pattern = check.getAnnotation(BugPattern.class);
+      assertThat(pattern.linkType()).isEqualTo(BugPattern.LinkType.CUSTOM);
+      assertThat(pattern.link()).isEqualTo(Docs.PAGE + "#" + check.getSimpleName().toLowerCase(java.util.Locale.ROOT));
+      assertThat(headings).as("a section '## %s' in %s", check.getSimpleName(), Docs.PAGE)
+          .contains(check.getSimpleName());
+      assertThat(pattern.summary()).isNotBlank();
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import dev.quell.Resilience;
+import dev.quell.RetryBudget;
+
+/** Deliberately wrong: guards built for every call. */
+class GuardPerCallSample {
+  String stock(String sku) throws Exception {
+    Resilience policy = Resilience.HTTP.withName("inventory"); // expect: QuellGuardPerCall
+    return policy.execute(() -> lookup(sku));
+  }
+
+  String price(String sku) throws Exception {
+    RetryBudget budget = RetryBudget.of(); // expect: QuellGuardPerCall
+    return Resilience.DEFAULT.withBudget(budget).execute(() -> lookup(sku));
+  }
+
+  String lookup(String sku) {
+    return sku;
+  }
+}
