@@ -35,7 +35,8 @@ class TestingDocsExamplesTest {
   static final Resilience INVENTORY_POLICY = Resilience.DEFAULT
       .withName("inventory")
       .withAttempts(3)
-      .withDeadline(Duration.ofSeconds(2));
+      .withDeadline(Duration.ofSeconds(2))
+      .withAttemptTimeout(Duration.ofMillis(600));
   // --- end ---
 
   /** The dependency in the examples. */
@@ -149,7 +150,7 @@ class TestingDocsExamplesTest {
   @Test
   void deadline() {
     // --- deadline ---
-    TestPolicy test = TestPolicy.instant(INVENTORY_POLICY);   // 2 s deadline, 10 s attempt timeout
+    TestPolicy test = TestPolicy.instant(INVENTORY_POLICY.withoutAttemptTimeout());   // only the 2 s deadline
     Sequence<String> inventory = Sequence.<String>script(test.time())
         .thenReturnAfter(Duration.ofMinutes(1), "never seen");
 
