@@ -52,11 +52,15 @@ public interface Backoff {
 
   /** The same delay before every retry, no jitter. */
   static Backoff constant(Duration delay) {
-    new Problems().notNegative("backoff delay", delay).throwIfAny();
+    new Problems().notNegative("backoff delay", delay).throwIfAny(); // (null is reported as a problem too)
     return new Constant(delay);
   }
 
-  /** A custom backoff from a function of the retry number and verdict; it is capped at 30 s. */
+  /**
+   * A custom backoff from a function of the retry number and verdict. Its delays are capped at 30 s
+   * (its {@link #max()}); a function that throws or returns null ends retrying for that call (it
+   * stops with {@link StopReason#PERMANENT} and the last failure) and is reported once in the log.
+   */
   static Backoff of(Delay delay) {
     Objects.requireNonNull(delay, "delay");
     return (retry, verdict, random) -> delay.delay(retry, verdict);
@@ -178,6 +182,12 @@ public interface Backoff {
     @Override
     public Duration delay(int retry, Verdict verdict, RandomGenerator random) {
       return delay;
+    }
+
+    /** The delay itself when it is longer than 30 s: a constant backoff is never cut short. */
+    @Override
+    public Duration max() {
+      return delay.compareTo(Exponential.DEFAULT_MAX) > 0 ? delay : Exponential.DEFAULT_MAX;
     }
 
     @Override

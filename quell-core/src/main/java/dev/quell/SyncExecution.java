@@ -69,9 +69,13 @@ final class SyncExecution implements Call.Driver {
     wakeOwner();
   }
 
-  /** Ends the owner's wait early, if it is waiting and another thread delivered the plan. */
+  /**
+   * Ends the owner's wait early, if it is waiting. The plan may come from another thread, or — on a
+   * virtual clock, whose sleep runs due timers on the sleeping thread — from the owner itself, in the
+   * middle of its own sleep: the interrupt then stops that sleep at this instant.
+   */
   private void wakeOwner() {
-    if (Thread.currentThread() != owner && wait.compareAndSet(WAITING, WAKING)) {
+    if (wait.compareAndSet(WAITING, WAKING)) {
       owner.interrupt();
       wait.set(WOKEN);
     }

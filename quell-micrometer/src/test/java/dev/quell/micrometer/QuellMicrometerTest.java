@@ -214,4 +214,18 @@ class QuellMicrometerTest {
     assertThat(other.find("quell.call.duration").timer().totalTime(TimeUnit.MILLISECONDS)).isEqualTo(100.0);
     assertThat(other.find("quell.budget.utilization").tag("quell.budget", "wrapped").gauge()).isNotNull();
   }
+
+  @Test
+  void aRefusedCallsDurationIsWhatTheCallerWaitedTheGuardedPauseIncluded() {
+    dev.quell.RetryBudget dry = dev.quell.RetryBudget.of(0.1, 0, time);
+    assertThat(dry.trySpend()).isTrue(); // its only token
+    Resilience policy = Resilience.DEFAULT.withName("refused").withTimeSource(time).withBudget(dry)
+        .withListener(QuellMicrometer.listener(registry));
+    policy.run(() -> {
+      time.sleep(Duration.ofMillis(30));
+      throw new IOException("down");
+    });
+    Timer refused = registry.find("quell.call.duration").tags("quell.outcome", "BUDGET_EXHAUSTED").timer();
+    assertThat(refused.totalTime(TimeUnit.MILLISECONDS)).as("30 ms of attempt, then the 100 ms pause").isEqualTo(130.0);
+  }
 }
