@@ -138,6 +138,11 @@ final class AsyncExecution<T> implements Call.Driver {
   }
 
   @Override
+  public void wakeWhileRunning(Call c, long delayNanos, int token) {
+    wakeAfter(c, delayNanos, token);
+  }
+
+  @Override
   public void finish(Call c, long pauseNanos) {
     if (pauseNanos > 0) {
       pauseTimer = time.schedule(() -> onTimer(this::complete), pauseNanos);
@@ -164,7 +169,10 @@ final class AsyncExecution<T> implements Call.Driver {
 
   private void completed(Running running, @Nullable T value, @Nullable Throwable failure) {
     if (!running.settle()) {
-      return; // the timeout or the core got there first
+      if (failure == null) {
+        call.discard(value); // the timeout or the core got there first: nobody will see this value
+      }
+      return;
     }
     running.stopTimer();
     Throwable cause = unwrap(failure);

@@ -53,6 +53,36 @@ final class AttemptRecord {
   /** The driver's handle on the running work (its future, its thread), for cancellation. */
   @Nullable Object handle;
 
+  // A synchronous attempt's thread, and the handshake that lets the core interrupt it to cancel it
+  // without the interrupt leaking into whatever that thread does next.
+  static final int NOT_RUNNING = 0;
+  static final int RUNNING_WORK = 1;
+  static final int INTERRUPTING = 2;
+  static final int INTERRUPTED = 3;
+  final java.util.concurrent.atomic.AtomicInteger interruption = new java.util.concurrent.atomic.AtomicInteger();
+  volatile @Nullable Thread runner;
+
+  /** The core ended this attempt while its work ran: interrupt the thread running it (once). */
+  void interruptRunner() {
+    Thread t = runner;
+    if (t != null && interruption.compareAndSet(RUNNING_WORK, INTERRUPTING)) {
+      t.interrupt();
+      interruption.set(INTERRUPTED);
+    }
+  }
+
+  /** The work returned: if the core interrupted it to cancel it, take that interrupt back. */
+  void workReturned() {
+    if (!interruption.compareAndSet(RUNNING_WORK, NOT_RUNNING)) {
+      while (interruption.get() == INTERRUPTING) {
+        Thread.onSpinWait();
+      }
+      Thread.interrupted();
+      interruption.set(NOT_RUNNING);
+    }
+    runner = null;
+  }
+
   /** Resets the record for a new attempt. */
   AttemptRecord reset(int number, int kind, Criticality criticality, long now, int gates) {
     this.number = number;
@@ -73,6 +103,8 @@ final class AttemptRecord {
     this.waitNanos = 0;
     this.granted = false;
     this.handle = null;
+    this.runner = null;
+    this.interruption.set(NOT_RUNNING);
     return this;
   }
 

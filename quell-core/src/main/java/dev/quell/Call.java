@@ -43,8 +43,17 @@ final class Call {
     /** Stop the work of {@code attempt}, which is running: its end is still to be reported. */
     void cancel(Call call, AttemptRecord attempt);
 
-    /** Call {@link Call#wake} with {@code token} after {@code delayNanos} (a backoff, a wait for a permit). */
+    /**
+     * Call {@link Call#wake} with {@code token} after {@code delayNanos}: a backoff or a wait for a
+     * permit, while no attempt runs (a synchronous driver may sleep its caller's thread for it).
+     */
     void wakeAfter(Call call, long delayNanos, int token);
+
+    /**
+     * Call {@link Call#wake} with {@code token} after {@code delayNanos} while attempts run (the
+     * next hedge is due): a timer, since the caller's thread may be busy in an attempt.
+     */
+    void wakeWhileRunning(Call call, long delayNanos, int token);
 
     /** The call is over: deliver its outcome, after serving the guarded pause of {@code pauseNanos}. */
     void finish(Call call, long pauseNanos);
@@ -68,6 +77,7 @@ final class Call {
   private static final int WAKE_ADMIT = 1;
   private static final int WAKE_START = 2;
   private static final int WAKE_QUEUE = 3;
+  private static final int WAKE_HEDGE = 4;
 
   // outbox entries
   private static final int FX_EVENT = 1;
@@ -75,6 +85,8 @@ final class Call {
   private static final int FX_CANCEL = 3;
   private static final int FX_WAKE = 4;
   private static final int FX_FINISH = 5;
+  private static final int FX_DISCARD = 6;
+  private static final int FX_WAKE_RUNNING = 7;
 
   // ---------------------------------------------------------------- configuration, fixed per call
 
@@ -104,6 +116,13 @@ final class Call {
   /** Attempts that started their work; what {@link Outcome#attempts()} reports. */
   int attempts;
   private int inFlight;
+  /** Attempts admitted whose start the driver has been asked for, not yet begun. */
+  private int planned;
+  /** The policy's hedging, or null; and what this call did with it. */
+  private @Nullable Hedge hedge;
+  private int hedges;
+  private boolean hedging;
+  private long hedgeDelayNanos;
   /** The record being admitted, queued or waiting to start. */
   private @Nullable AttemptRecord pending;
   private int pendingKind;
@@ -171,6 +190,13 @@ final class Call {
     this.recordCount = 0;
     this.attempts = 0;
     this.inFlight = 0;
+    this.planned = 0;
+    Hedge h = policy.hedge;
+    this.hedge = h;
+    this.hedges = 0;
+    // SHEDDABLE work is never hedged; a call of one attempt has nothing to hedge with
+    this.hedging = h != null && c != Criticality.SHEDDABLE && policy.attempts() > 1;
+    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos() : Long.MAX_VALUE;
     this.pending = null;
     this.queuedGate = -1;
     this.wakeFor = 0;
@@ -260,6 +286,7 @@ final class Call {
       long now = time.nanoTime();
       if (phase == DONE) {
         attempt.state = AttemptRecord.ENDED;
+        planned--;
         release(attempt, Gate.NOT_STARTED, now);
         return false;
       }
@@ -268,15 +295,70 @@ final class Call {
       // the attempt may run at most its timeout, and never past the deadline
       attempt.timeoutNanos = Math.min(policy.attemptTimeoutNanos, remaining(now));
       attempt.number = ++attempts;
+      planned--;
       inFlight++;
       if (observed) {
         event(ResilienceEvent.Type.ATTEMPT_STARTED, now, attempt.number, attempt, 0);
+        if (attempt.kind == AttemptRecord.HEDGE) {
+          event(ResilienceEvent.Type.HEDGE_STARTED, now, attempt.number, attempt, 0);
+        }
+      }
+      if (attempt.kind != AttemptRecord.RETRY && canHedge()) {
+        // the next hedge is due if nothing answers within the delay
+        wakeFor = WAKE_HEDGE;
+        outbox(FX_WAKE_RUNNING, null, hedgeDelayNanos, ++wakeToken);
       }
     }
-    if (observed) {
-      deliver();
-    }
+    deliver();
     return true;
+  }
+
+  /**
+   * The driver could not start {@code attempt} (its executor refused it): it ends as never started,
+   * and the call decides as if it had failed to be sent.
+   */
+  void notStarted(AttemptRecord attempt, Throwable why) {
+    synchronized (this) {
+      if (attempt.state == AttemptRecord.PLANNED) {
+        long now = time.nanoTime();
+        attempt.state = AttemptRecord.ENDED;
+        planned--;
+        release(attempt, Gate.NOT_STARTED, now);
+        if (phase != DONE && inFlight == 0 && planned == 0) {
+          lastResult = null;
+          lastFailure = why;
+          lastHasValue = false;
+          lastVerdict = Verdict.PERMANENT;
+          stop(StopReason.PERMANENT, now, 0);
+        }
+      }
+    }
+    deliver();
+  }
+
+  /** A value nobody will see (an attempt that ended after the call did): hand it to the discard hook. */
+  void discard(@Nullable Object value) {
+    if (value == null) {
+      return;
+    }
+    synchronized (this) {
+      Effect e = nextEffect();
+      e.kind = FX_DISCARD;
+      e.value = value;
+    }
+    deliver();
+  }
+
+  private boolean canHedge() {
+    return hedging && hedges < hedge().maxHedges() && attempts + planned < policy.attempts() && phase == RUNNING;
+  }
+
+  private Hedge hedge() {
+    Hedge h = hedge;
+    if (h == null) {
+      throw new IllegalStateException("no hedge");
+    }
+    return h;
   }
 
   /**
@@ -301,10 +383,17 @@ final class Call {
   private void endedLocked(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure,
       boolean timedOut, boolean cancelled, @Nullable Verdict known, long now) {
     if (attempt.state != AttemptRecord.RUNNING) {
-      return; // already settled: the call ended while it ran and ended it then
+      // already settled: the call ended while it ran, and ended it then; its value goes unseen
+      if (failure == null && result != null && !timedOut) {
+        discardLater(result);
+      }
+      return;
     }
     attempt.state = AttemptRecord.ENDED;
     inFlight--;
+    if (lastHasValue && lastResult != null && lastResult != result) {
+      discardLater(lastResult); // superseded by this attempt: nobody will see it
+    }
     if (timedOut) {
       failure = new AttemptTimeoutException(Duration.ofNanos(attempt.timeoutNanos));
       result = null;
@@ -335,7 +424,7 @@ final class Call {
     if (observed) {
       event(ResilienceEvent.Type.ATTEMPT_ENDED, now, attempt.number, attempt, 0, verdict, failure);
     }
-    afterAttempt(verdict, now);
+    afterAttempt(attempt, verdict, now);
   }
 
   /** A wake-up the core asked for came due. Stale wake-ups (for a plan since replaced) are ignored. */
@@ -363,6 +452,10 @@ final class Call {
         if (r != null) {
           phase = RUNNING;
           planStart(r, now);
+        }
+      } else if (what == WAKE_HEDGE && phase == RUNNING) {
+        if (canHedge()) {
+          sendHedge(now);
         }
       } else if (what == WAKE_QUEUE && phase == QUEUED) {
         AttemptRecord r = pending;
@@ -427,18 +520,26 @@ final class Call {
 
   // ---------------------------------------------------------------- decisions (under the lock)
 
-  private void afterAttempt(Verdict verdict, long now) {
+  private void afterAttempt(AttemptRecord attempt, Verdict verdict, long now) {
     switch (verdict.kind()) {
       case OK:
+        if (attempt.kind == AttemptRecord.HEDGE && observed) {
+          event(ResilienceEvent.Type.HEDGE_WON, now, attempt.number, attempt, 0);
+        }
         stop(StopReason.SUCCEEDED, now, 0);
         return;
       case PERMANENT:
         stop(StopReason.PERMANENT, now, 0);
         return;
-      default:
+      case THROTTLED:
+        hedging = false; // the dependency pushes back: no more hedges for this call
         break;
+      default:
+        if (canHedge()) {
+          sendHedge(now); // a transient failure sends the next hedge at once
+        }
     }
-    if (inFlight > 0) {
+    if (inFlight > 0 || planned > 0) {
       return; // another attempt is still running; its end decides
     }
     if (Draining.isDraining()) {
@@ -450,7 +551,8 @@ final class Call {
       stop(StopReason.DEADLINE_EXCEEDED, now, 0);
       return;
     }
-    if (attempts >= policy.attempts()) {
+    if (attempts >= policy.attempts() || hedges > 0 && !hedge().retries()) {
+      // every attempt failed (with hedging, unless it may retry: every hedge too)
       stop(StopReason.ATTEMPTS_EXHAUSTED, now, 0);
       return;
     }
@@ -481,6 +583,38 @@ final class Call {
       Draining.watch(this);
       outbox(FX_WAKE, null, delay, ++wakeToken);
     }
+  }
+
+  /**
+   * Sends the next hedge if every gate admits it. A hedge the budget (or any gate) will not fund is
+   * suppressed, not a refusal: the call goes on with the attempts it has, and sends no more hedges.
+   */
+  private void sendHedge(long now) {
+    long left = remaining(now);
+    if (Draining.isDraining() || left <= 0) {
+      return; // no new attempt starts; those running decide
+    }
+    AttemptRecord r = newRecord(AttemptRecord.HEDGE, now);
+    r.timeoutNanos = left;
+    Gate[] g = gates;
+    for (int i = 0; i < g.length; i++) {
+      if (g[i].tryAdmit(r, i, now) && r.waitNanos == 0) {
+        r.admitted = i + 1;
+        continue;
+      }
+      if (r.waitNanos > 0) {
+        r.admitted = i + 1; // a permit reserved for later is no use to a hedge: give it back
+      }
+      release(r, Gate.NOT_STARTED, now);
+      r.state = AttemptRecord.ENDED;
+      hedging = false;
+      if (observed) {
+        event(ResilienceEvent.Type.HEDGE_SUPPRESSED, now, attempts, null, 0);
+      }
+      return;
+    }
+    hedges++;
+    planStart(r, now);
   }
 
   /** Asks the gates, in order, to admit an attempt of {@code kind} at {@code now}. */
@@ -598,8 +732,11 @@ final class Call {
   }
 
   private void planStart(AttemptRecord r, long now) {
-    pending = null;
+    if (pending == r) {
+      pending = null;
+    }
     r.state = AttemptRecord.PLANNED;
+    planned++;
     outbox(FX_START, r, 0, 0);
   }
 
@@ -639,6 +776,9 @@ final class Call {
         release(r, Gate.CANCELLED, now);
         if (observed) {
           event(ResilienceEvent.Type.ATTEMPT_ENDED, now, r.number, r, 0, null, null);
+          if (hedges > 0 && reason != StopReason.CANCELLED) {
+            event(ResilienceEvent.Type.HEDGE_DISCARDED, now, r.number, r, 0); // lost the race
+          }
         }
         outbox(FX_CANCEL, r, 0, 0);
       }
@@ -748,6 +888,12 @@ final class Call {
 
   // ---------------------------------------------------------------- the outbox
 
+  private void discardLater(Object value) {
+    Effect e = nextEffect();
+    e.kind = FX_DISCARD;
+    e.value = value;
+  }
+
   private void outbox(int kind, @Nullable AttemptRecord record, long nanos, int token) {
     Effect e = nextEffect();
     e.kind = kind;
@@ -831,6 +977,7 @@ final class Call {
     Verdict verdict;
     Throwable failure;
     StopReason reason;
+    Object value;
     while (true) {
       synchronized (this) {
         if (outSize == 0) {
@@ -853,10 +1000,12 @@ final class Call {
         verdict = e.verdict;
         failure = e.failure;
         reason = e.reason;
+        value = e.value;
         e.record = null;
         e.verdict = null;
         e.failure = null;
         e.reason = null;
+        e.value = null;
       }
       try {
         switch (kind) {
@@ -871,6 +1020,12 @@ final class Call {
             break;
           case FX_WAKE:
             driver.wakeAfter(this, nanos, token);
+            break;
+          case FX_WAKE_RUNNING:
+            driver.wakeWhileRunning(this, nanos, token);
+            break;
+          case FX_DISCARD:
+            policy.discardUnseen(value);
             break;
           default:
             driver.finish(this, nanos);
@@ -961,6 +1116,7 @@ final class Call {
     @Nullable Verdict verdict;
     @Nullable Throwable failure;
     @Nullable StopReason reason;
+    @Nullable Object value;
   }
 
   // ---------------------------------------------------------------- the outcome

@@ -76,6 +76,7 @@ public final class Resilience {
   private final TimeSource timeSource;
   private final boolean useAmbientDeadline;
   private final boolean useAmbientCriticality;
+  private final @Nullable Consumer<Object> discard;
 
   // derived, not configuration
   final long deadlineNanos;
@@ -97,6 +98,8 @@ public final class Resilience {
   final boolean firstAttemptUngated;
   /** The backoff's cap, read once (a custom backoff's {@code max()} that fails counts as the default). */
   final Duration backoffMax;
+  /** Hedging, or null. */
+  final @Nullable Hedge hedge;
   private final AtomicBoolean warned = new AtomicBoolean();
 
   private Resilience(Settings s) {
@@ -112,6 +115,8 @@ public final class Resilience {
     this.timeSource = s.timeSource;
     this.useAmbientDeadline = s.useAmbientDeadline;
     this.useAmbientCriticality = s.useAmbientCriticality;
+    this.hedge = s.hedge;
+    this.discard = s.discard;
     this.deadlineNanos = limitNanos(deadline);
     this.attemptTimeoutNanos = limitNanos(attemptTimeout);
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
@@ -137,7 +142,7 @@ public final class Resilience {
     this.budgetGateIndex = budgetIndex;
     this.firstAttemptUngated = gates.length == (budgetIndex >= 0 ? 1 : 0);
     this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
-        && firstAttemptUngated;
+        && firstAttemptUngated && hedge == null;
     this.backoffMax = safeMax(backoff);
   }
 
@@ -147,6 +152,40 @@ public final class Resilience {
       return max == null || max.isNegative() ? Backoff.Exponential.DEFAULT_MAX : max;
     } catch (RuntimeException e) {
       return Backoff.Exponential.DEFAULT_MAX;
+    }
+  }
+
+  /** How long a call waits for an answer before it sends the next hedge. */
+  long hedgeDelayNanos() {
+    Hedge h = hedge;
+    if (h == null) {
+      return Long.MAX_VALUE;
+    }
+    long fixed = h.fixedDelayNanos();
+    if (fixed >= 0) {
+      return fixed;
+    }
+    // measured: until this policy has seen enough attempts to know its latency, the attempt timeout
+    return Math.max(h.floorNanos(), attemptTimeoutNanos == Long.MAX_VALUE ? 1_000_000_000L : attemptTimeoutNanos);
+  }
+
+  /**
+   * Hands a value nobody will see — superseded by a retry, a losing hedge's, one that arrived after
+   * the call ended — to the discard hook; by default an {@link AutoCloseable} is closed. Never throws.
+   */
+  void discardUnseen(@Nullable Object value) {
+    if (value == null) {
+      return;
+    }
+    try {
+      Consumer<Object> d = discard;
+      if (d != null) {
+        d.accept(value);
+      } else if (value instanceof AutoCloseable) {
+        ((AutoCloseable) value).close();
+      }
+    } catch (Exception | LinkageError | AssertionError e) {
+      warnOnce("discarding an unseen value failed: " + e);
     }
   }
 
@@ -279,6 +318,28 @@ public final class Resilience {
     return with(s -> s.useAmbientCriticality(use));
   }
 
+  /**
+   * A copy that hedges: after a delay without an answer it sends another attempt beside the first,
+   * funded by the same budget as retries. See {@link Hedge}.
+   */
+  public Resilience withHedge(Hedge hedge) {
+    return with(s -> s.hedge(hedge));
+  }
+
+  /** A copy that does not hedge. */
+  public Resilience withoutHedge() {
+    return with(Settings::noHedge);
+  }
+
+  /**
+   * A copy that hands every value nobody will see — a result superseded by a retry, a losing
+   * hedge's, one that arrived after the call was cancelled — to {@code discard}, instead of the
+   * default, which closes {@link AutoCloseable}s (response bodies, streams) and ignores the rest.
+   */
+  public Resilience withDiscard(Consumer<Object> discard) {
+    return with(s -> s.discard(discard));
+  }
+
   /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
   public Resilience withTimeSource(TimeSource timeSource) {
     return with(s -> s.timeSource(timeSource));
@@ -328,6 +389,9 @@ public final class Resilience {
 
   /** Whether calls spend at the ambient criticality (default false). */
   public boolean useAmbientCriticality() { return useAmbientCriticality; }
+
+  /** The hedging, if any. */
+  public Optional<Hedge> hedge() { return Optional.ofNullable(hedge); }
 
   // ---------------------------------------------------------------- execution
 
@@ -413,13 +477,14 @@ public final class Resilience {
         && Objects.equals(attemptTimeout, r.attemptTimeout) && backoff.equals(r.backoff)
         && classifier.equals(r.classifier) && budget.equals(r.budget) && listeners.equals(r.listeners)
         && timeSource.equals(r.timeSource) && useAmbientDeadline == r.useAmbientDeadline
-        && useAmbientCriticality == r.useAmbientCriticality;
+        && useAmbientCriticality == r.useAmbientCriticality && Objects.equals(hedge, r.hedge)
+        && Objects.equals(discard, r.discard);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource,
-        useAmbientDeadline, useAmbientCriticality);
+        useAmbientDeadline, useAmbientCriticality, hedge, discard);
   }
 
   @Override
@@ -446,6 +511,8 @@ public final class Resilience {
     private TimeSource timeSource = TimeSource.system();
     private boolean useAmbientDeadline = true;
     private boolean useAmbientCriticality;
+    private @Nullable Hedge hedge;
+    private @Nullable Consumer<Object> discard;
     /** deadline(...) or attemptTimeout(...) was called (with null, it is an error, not "none"). */
     private boolean deadlineSet;
     private boolean attemptTimeoutSet;
@@ -465,6 +532,8 @@ public final class Resilience {
       timeSource = from.timeSource;
       useAmbientDeadline = from.useAmbientDeadline;
       useAmbientCriticality = from.useAmbientCriticality;
+      hedge = from.hedge;
+      discard = from.discard;
     }
 
     private Settings open() {
@@ -526,6 +595,18 @@ public final class Resilience {
     /** Whether calls spend from the budget at the ambient {@link Criticality}. */
     public Settings useAmbientCriticality(boolean use) { open().useAmbientCriticality = use; return this; }
 
+    /** Hedging (see {@link Hedge}); hedges count as attempts, so it needs attempts of 2 or more. */
+    public Settings hedge(Hedge hedge) { open().hedge = Objects.requireNonNull(hedge, "hedge"); return this; }
+
+    /** No hedging. */
+    public Settings noHedge() { open().hedge = null; return this; }
+
+    /** What to do with a value nobody will see; see {@link Resilience#withDiscard}. */
+    public Settings discard(Consumer<Object> discard) {
+      open().discard = Objects.requireNonNull(discard, "discard");
+      return this;
+    }
+
     @SuppressWarnings("ConstantConditions") // users without nullness checking can still pass null
     void validate() {
       Problems p = new Problems();
@@ -547,6 +628,9 @@ public final class Resilience {
       p.require(backoff != null, "backoff", null, "must not be null (use Backoff.NONE for no delay)");
       p.require(classifier != null, "classifier", null, "must not be null");
       p.require(timeSource != null, "timeSource", null, "must not be null");
+      if (hedge != null) {
+        p.require(attempts > 1, "hedge", hedge, "needs attempts of 2 or more: every hedge is an attempt");
+      }
       if (useAmbientCriticality) {
         p.require(attempts > 1, "useAmbientCriticality", true,
             "has no effect with attempts = 1: criticality only decides which retries a budget funds");

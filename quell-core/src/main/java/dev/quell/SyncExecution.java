@@ -32,6 +32,10 @@ final class SyncExecution implements Call.Driver {
   /** This nesting level's attempt timer on the real clock. */
   private Watchdog.@Nullable Slot slot;
 
+  /** The work of the call being driven, for hedges started on other threads. */
+  private volatile @Nullable Callable<?> callable;
+  private volatile Resilience.@Nullable Work<?> work;
+
   // the plan, as the core hands it over (possibly from another thread)
   private volatile @Nullable AttemptRecord toStart;
   private volatile boolean wakePending;
@@ -44,14 +48,51 @@ final class SyncExecution implements Call.Driver {
 
   @Override
   public void start(Call c, AttemptRecord attempt) {
+    if (attempt.kind == AttemptRecord.HEDGE) {
+      // the caller's thread is busy with an attempt: a hedge runs beside it, on the hedge's executor
+      Callable<?> callable = this.callable;
+      Resilience.Work<?> work = this.work;
+      try {
+        java.util.concurrent.Executor executor = Objects.requireNonNull(c.policy.hedge).executor();
+        executor.execute(() -> runHedge(c, attempt, callable, work));
+      } catch (RuntimeException e) {
+        c.notStarted(attempt, e);
+      }
+      return;
+    }
     toStart = attempt;
     wakeOwner();
   }
 
   @Override
   public void cancel(Call c, AttemptRecord attempt) {
-    // only the owner runs this call's attempts, so a running attempt means the owner is inside it;
-    // the core cancels one only when the call has already ended, which the owner learns when it returns
+    // the call ended while this attempt ran (another attempt won): interrupt its thread, once; the
+    // thread takes the interrupt back when the work returns
+    attempt.interruptRunner();
+  }
+
+  @Override
+  public void wakeWhileRunning(Call c, long delayNanos, int token) {
+    TimeSource time = c.time;
+    Runnable wake = () -> c.wake(token);
+    if (time == SystemTime.INSTANCE) {
+      java.util.concurrent.Executor off = Objects.requireNonNull(c.policy.hedge).executor();
+      time.schedule(() -> off.execute(wake), delayNanos); // never the timer thread's own work
+    } else {
+      time.schedule(wake, delayNanos);
+    }
+  }
+
+  /** Runs a hedge on an executor thread, with that thread's own attempt timer and frame. */
+  private static void runHedge(Call c, AttemptRecord attempt, @Nullable Callable<?> callable,
+      Resilience.@Nullable Work<?> work) {
+    Ambient ambient = Ambient.get();
+    SyncExecution here = ambient.acquireDriver();
+    try {
+      here.runAttempt(c, attempt, callable, work, ambient);
+    } finally {
+      ambient.releaseDriver(here);
+    }
   }
 
   @Override
@@ -113,7 +154,7 @@ final class SyncExecution implements Call.Driver {
     }
     SyncExecution driver = ambient.acquireDriver();
     try {
-      Call call = driver.begin(policy, ambient);
+      Call call = driver.begin(policy, ambient, callable, work);
       driver.drive(callable, work, ambient);
       return finish(call);
     } finally {
@@ -125,7 +166,7 @@ final class SyncExecution implements Call.Driver {
     Ambient ambient = Ambient.get();
     SyncExecution driver = ambient.acquireDriver();
     try {
-      Call call = driver.begin(policy, ambient);
+      Call call = driver.begin(policy, ambient, callable, work);
       driver.drive(callable, work, ambient);
       if (call.stopReason == StopReason.CANCELLED) {
         Thread.currentThread().interrupt(); // interrupts stop the call and keep the flag, in both styles
@@ -144,7 +185,10 @@ final class SyncExecution implements Call.Driver {
     long start = slot.startEstimate(now);
     SyncExecution driver = ambient.acquireDriver();
     try {
-      Call call = driver.reset().call.init(policy, start, null, driver);
+      driver.reset();
+      driver.callable = callable;
+      driver.work = null;
+      Call call = driver.call.init(policy, start, null, driver);
       AttemptRecord first = call.adoptFirst(start, policy.firstAttemptTimeoutNanos, policy.gates.length, null);
       boolean cancelled = !timedOut && failure != null && isCancelled(failure);
       call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
@@ -172,8 +216,11 @@ final class SyncExecution implements Call.Driver {
     return this;
   }
 
-  private Call begin(Resilience policy, Ambient ambient) {
+  private Call begin(Resilience policy, Ambient ambient, @Nullable Callable<?> callable,
+      Resilience.@Nullable Work<?> work) {
     reset();
+    this.callable = callable;
+    this.work = work;
     ResilienceContext outer = ambient.context();
     boolean nested = ambient.insideRetryingCall();
     Call c = call.init(policy, policy.timeSource().nanoTime(), outer, this);
@@ -217,6 +264,8 @@ final class SyncExecution implements Call.Driver {
       }
     }
     c.finishedNanos = c.time.nanoTime();
+    this.callable = null;
+    this.work = null;
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
@@ -298,6 +347,8 @@ final class SyncExecution implements Call.Driver {
     Object result = null;
     Throwable failure = null;
     boolean fired;
+    attempt.runner = Thread.currentThread();
+    attempt.interruption.set(AttemptRecord.RUNNING_WORK);
     try {
       result = callable != null ? callable.call()
           : Objects.requireNonNull(work, "work").call(
@@ -307,6 +358,7 @@ final class SyncExecution implements Call.Driver {
       failure = t;
     } finally {
       fired = armed != null ? armed.disarm() : scheduled != null && scheduled.disarm();
+      attempt.workReturned();
       ambient.pop(frame);
     }
     // a value that arrives is used even if the timeout fired as it came back

@@ -1,0 +1,254 @@
+package dev.quell;
+
+import static dev.quell.Driver.Step.fail;
+import static dev.quell.Driver.Step.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quell.Driver.Result;
+import dev.quell.ResilienceEvent.Type;
+import dev.quell.test.VirtualTime;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Hedging's rules, asynchronously on a virtual clock (deterministic: one thread runs every timer)
+ * and synchronously on the real clock, where the first attempt runs on the caller's thread and
+ * hedges on an executor (driven by latches, never by sleeping).
+ */
+class HedgingTest {
+  private final VirtualTime time = VirtualTime.create();
+
+  private static Resilience hedged(Hedge hedge) {
+    return Resilience.DEFAULT.withBudget(RetryBudget.NONE).withBackoff(Backoff.NONE).withHedge(hedge);
+  }
+
+  private static List<Type> types(Result r) {
+    return r.events.stream().map(ResilienceEvent::type).collect(Collectors.toList());
+  }
+
+  // ---------------------------------------------------------------- async, virtual clock
+
+  @Test
+  void aSlowAttemptIsHedgedAfterTheDelayAndTheFirstAnswerWins() {
+    Result r = Driver.ASYNC.run(hedged(Hedge.after(Duration.ofMillis(100))), time,
+        ok("slow").after(Duration.ofSeconds(1)), ok("fast").after(Duration.ofMillis(50)));
+    assertThat(r.reason).isEqualTo(StopReason.SUCCEEDED);
+    assertThat(r.value).isEqualTo("fast");
+    assertThat(r.elapsed).isEqualTo(Duration.ofMillis(150));
+    assertThat(r.attempts).as("attempts counts every attempt sent").isEqualTo(2);
+    assertThat(types(r)).containsExactly(Type.ATTEMPT_STARTED, Type.ATTEMPT_STARTED, Type.HEDGE_STARTED,
+        Type.ATTEMPT_ENDED, Type.HEDGE_WON, Type.ATTEMPT_ENDED, Type.HEDGE_DISCARDED, Type.SUCCEEDED);
+  }
+
+  @Test
+  void anAnswerBeforeTheDelaySendsNoHedge() {
+    Result r = Driver.ASYNC.run(hedged(Hedge.after(Duration.ofMillis(100))), time,
+        ok("quick").after(Duration.ofMillis(40)));
+    assertThat(r.value).isEqualTo("quick");
+    assertThat(r.attempts).isEqualTo(1);
+    assertThat(types(r)).doesNotContain(Type.HEDGE_STARTED);
+    assertThat(time.pendingTimers()).as("the hedge timer is not left behind to fire").isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void aTransientFailureSendsTheNextHedgeAtOnceNotAfterTheDelay() {
+    // grpc-java#10145: a non-fatal status must skip the hedging delay
+    Result r = Driver.ASYNC.run(hedged(Hedge.after(Duration.ofSeconds(10))), time,
+        fail(new IOException("reset")).after(Duration.ofMillis(20)), ok("v").after(Duration.ofMillis(30)));
+    assertThat(r.reason).isEqualTo(StopReason.SUCCEEDED);
+    assertThat(r.elapsed).isEqualTo(Duration.ofMillis(50));
+    assertThat(r.ofType(Type.HEDGE_STARTED)).hasSize(1);
+  }
+
+  @Test
+  void aThrottledHedgeStopsHedgingAndDoesNotLeaveTheCallHangingToItsDeadline() {
+    // grpc-java#7222: a hedge that was throttled left the call waiting for its deadline
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(100)).withMaxHedges(3))
+        .withAttempts(5)
+        .withClassifier((result, failure) -> failure instanceof IllegalStateException ? Verdict.THROTTLED
+            : failure != null ? Verdict.TRANSIENT : Verdict.OK);
+    Result r = Driver.ASYNC.run(p, time,
+        fail(new IOException("primary fails")).after(Duration.ofMillis(500)),
+        fail(new IllegalStateException("pushback")).after(Duration.ofMillis(10)));
+    assertThat(r.ofType(Type.HEDGE_STARTED)).as("no hedge after the pushback").hasSize(1);
+    assertThat(r.reason).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(r.elapsed).as("ends when the primary fails, not at the 30 s deadline").isEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
+  void whenEveryAttemptFailsTheCallEndsWithoutRetriesUnlessAskedTo() {
+    Result ended = Driver.ASYNC.run(hedged(Hedge.after(Duration.ofMillis(100))), time,
+        fail(new IOException("one")).after(Duration.ofMillis(300)), fail(new IOException("two")).after(Duration.ofMillis(300)));
+    assertThat(ended.reason).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(ended.attempts).isEqualTo(2);
+
+    VirtualTime t2 = VirtualTime.create();
+    Result retried = Driver.ASYNC.run(hedged(Hedge.after(Duration.ofMillis(100)).withRetries(true)), t2,
+        fail(new IOException("one")).after(Duration.ofMillis(300)), fail(new IOException("two")).after(Duration.ofMillis(300)),
+        ok("third"));
+    assertThat(retried.reason).isEqualTo(StopReason.SUCCEEDED);
+    assertThat(retried.attempts).as("the retry fits in the 3 attempts").isEqualTo(3);
+  }
+
+  @Test
+  void anUnfundedHedgeIsSuppressedAndTheCallGoesOn() {
+    RetryBudget dry = RetryBudget.of(0.1, 0, time);
+    assertThat(dry.trySpend()).isTrue();
+    Result r = Driver.ASYNC.run(hedged(Hedge.after(Duration.ofMillis(100))).withBudget(dry), time,
+        ok("slow").after(Duration.ofSeconds(1)));
+    assertThat(r.reason).isEqualTo(StopReason.SUCCEEDED);
+    assertThat(r.value).isEqualTo("slow");
+    assertThat(r.attempts).isEqualTo(1);
+    assertThat(r.ofType(Type.HEDGE_SUPPRESSED)).hasSize(1);
+  }
+
+  @Test
+  void hedgesSpendFromTheSameBudgetAsRetries() {
+    RetryBudget budget = RetryBudget.of(0.1, 0, time); // one token, no floor
+    Driver.ASYNC.run(hedged(Hedge.after(Duration.ofMillis(100))).withBudget(budget), time,
+        ok("slow").after(Duration.ofSeconds(1)), ok("fast").after(Duration.ofMillis(10)));
+    // the hedge spent the token; the winning success deposited a tenth of one
+    assertThat(budget.tokens()).isCloseTo(0.1, org.assertj.core.api.Assertions.within(1e-9));
+  }
+
+  @Test
+  void sheddableWorkIsNeverHedged() throws Exception {
+    ResilienceContext sheddable = ResilienceContext.current().withCriticality(Criticality.SHEDDABLE);
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(100))).withBudget(RetryBudget.of(0.1, 3, time))
+        .withAmbientCriticality(true);
+    Result r = sheddable.call(() -> Driver.ASYNC.run(p, time, ok("slow").after(Duration.ofSeconds(1))));
+    assertThat(r.attempts).isEqualTo(1);
+    assertThat(types(r)).doesNotContain(Type.HEDGE_STARTED, Type.HEDGE_SUPPRESSED);
+  }
+
+  @Test
+  void theDeadlineCoversEveryAttemptHedgesIncluded() {
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(100)).withMaxHedges(2)).withAttempts(3)
+        .withDeadline(Duration.ofMillis(250));
+    Result r = Driver.ASYNC.run(p, time, ok("a").after(Duration.ofSeconds(5)), ok("b").after(Duration.ofSeconds(5)),
+        ok("c").after(Duration.ofSeconds(5)));
+    assertThat(r.reason).isEqualTo(StopReason.DEADLINE_EXCEEDED);
+    assertThat(r.elapsed).isEqualTo(Duration.ofMillis(250));
+    assertThat(r.attempts).isEqualTo(3);
+  }
+
+  @Test
+  void aLosersValueThatArrivesAnywayIsDiscarded() {
+    List<Object> discarded = Collections.synchronizedList(new ArrayList<>());
+    CompletableFuture<String> loser = new CompletableFuture<>() {
+      @Override
+      public boolean cancel(boolean mayInterrupt) {
+        return false; // work that ignores cancellation and answers anyway
+      }
+    };
+    AtomicInteger n = new AtomicInteger();
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(100))).withTimeSource(time).withDiscard(discarded::add);
+    CompletableFuture<String> call = p.executeAsync(() -> n.getAndIncrement() == 0 ? loser
+        : CompletableFuture.completedFuture("winner"));
+    time.advance(Duration.ofMillis(100));
+    assertThat(call.join()).isEqualTo("winner");
+    loser.complete("late");
+    assertThat(discarded).containsExactly("late");
+  }
+
+  @Test
+  void byDefaultALosersAutoCloseableIsClosed() {
+    AtomicBoolean closed = new AtomicBoolean();
+    AutoCloseable body = () -> closed.set(true);
+    CompletableFuture<AutoCloseable> loser = new CompletableFuture<>() {
+      @Override
+      public boolean cancel(boolean mayInterrupt) {
+        return false;
+      }
+    };
+    AtomicInteger n = new AtomicInteger();
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(100))).withTimeSource(time);
+    CompletableFuture<AutoCloseable> call = p.executeAsync(() -> n.getAndIncrement() == 0 ? loser
+        : CompletableFuture.completedFuture(() -> { }));
+    time.advance(Duration.ofMillis(100));
+    call.join();
+    loser.complete(body);
+    assertThat(closed).isTrue();
+  }
+
+  // ---------------------------------------------------------------- sync, real clock
+
+  @Test
+  @Timeout(30)
+  void synchronouslyAHedgeThatWinsInterruptsThePrimaryAndNoInterruptLeaks() throws Exception {
+    CountDownLatch primaryInterrupted = new CountDownLatch(1);
+    List<String> threads = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger n = new AtomicInteger();
+    String value = hedged(Hedge.after(Duration.ZERO)).execute(() -> {
+      threads.add(Thread.currentThread().getName());
+      if (n.getAndIncrement() == 0) {
+        try {
+          new CountDownLatch(1).await(); // the primary hangs until the hedge's win cancels it
+        } catch (InterruptedException e) {
+          primaryInterrupted.countDown();
+          throw e;
+        }
+      }
+      return "hedge";
+    });
+    assertThat(value).isEqualTo("hedge");
+    assertThat(primaryInterrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(Thread.currentThread().isInterrupted()).as("the cancel's interrupt never leaks").isFalse();
+    assertThat(threads).hasSize(2);
+    assertThat(threads.get(0)).isEqualTo(Thread.currentThread().getName());
+    assertThat(threads.get(1)).startsWith("quell-hedge-");
+  }
+
+  @Test
+  @Timeout(30)
+  void synchronouslyThePrimaryWinsAndTheHungHedgeIsInterrupted() throws Exception {
+    CountDownLatch hedgeRunning = new CountDownLatch(1);
+    CountDownLatch hedgeInterrupted = new CountDownLatch(1);
+    AtomicBoolean hedgeThreadClean = new AtomicBoolean();
+    AtomicInteger n = new AtomicInteger();
+    Resilience p = hedged(Hedge.after(Duration.ZERO).withExecutor(task -> new Thread(() -> {
+      task.run();
+      hedgeThreadClean.set(!Thread.currentThread().isInterrupted());
+      hedgeInterrupted.countDown();
+    }).start()));
+    String value = p.execute(() -> {
+      if (n.getAndIncrement() == 0) {
+        assertThat(hedgeRunning.await(10, TimeUnit.SECONDS)).isTrue(); // the primary answers once the hedge runs
+        return "primary";
+      }
+      hedgeRunning.countDown();
+      new CountDownLatch(1).await(); // the hedge hangs until the primary's win cancels it
+      return "hedge";
+    });
+    assertThat(value).isEqualTo("primary");
+    assertThat(hedgeInterrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(hedgeThreadClean).as("the executor's thread gets its interrupt back").isTrue();
+  }
+
+  @Test
+  @Timeout(30)
+  void synchronouslyEveryAttemptFailingEndsTheCallOnce() throws Exception {
+    List<ResilienceEvent> events = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch both = new CountDownLatch(2);
+    Outcome<String> o = hedged(Hedge.after(Duration.ZERO)).withListener(events::add).run(() -> {
+      both.countDown();
+      both.await(10, TimeUnit.SECONDS); // both attempts run before either fails
+      throw new IOException("down");
+    });
+    assertThat(o.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(o.attempts()).isEqualTo(2);
+    assertThat(events.stream().filter(ResilienceEvent::isTerminal)).hasSize(1);
+    assertThat(events.get(events.size() - 1).isTerminal()).isTrue();
+  }
+}
