@@ -196,7 +196,7 @@ final class Call {
     this.hedges = 0;
     // SHEDDABLE work is never hedged; a call of one attempt has nothing to hedge with
     this.hedging = h != null && c != Criticality.SHEDDABLE && policy.attempts() > 1;
-    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos() : Long.MAX_VALUE;
+    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos(now) : Long.MAX_VALUE;
     this.pending = null;
     this.queuedGate = -1;
     this.wakeFor = 0;
@@ -293,7 +293,7 @@ final class Call {
       attempt.state = AttemptRecord.RUNNING;
       attempt.startNanos = now;
       // the attempt may run at most its timeout, and never past the deadline
-      attempt.timeoutNanos = Math.min(policy.attemptTimeoutNanos, remaining(now));
+      attempt.timeoutNanos = Math.min(policy.attemptCeilingNanos(now), remaining(now));
       attempt.number = ++attempts;
       planned--;
       inFlight++;
@@ -418,6 +418,7 @@ final class Call {
     release(attempt, timedOut ? Gate.TIMED_OUT : howEnded(kind), now);
     if (kind == Verdict.Kind.OK) {
       budget.deposit();
+      policy.recordLatency(now - attempt.startNanos, now);
     } else if (kind != Verdict.Kind.PERMANENT) {
       budget.recordFailure();
     }

@@ -77,6 +77,7 @@ public final class Resilience {
   private final boolean useAmbientDeadline;
   private final boolean useAmbientCriticality;
   private final @Nullable Consumer<Object> discard;
+  private final @Nullable MeasuredTiming measuredTiming;
 
   // derived, not configuration
   final long deadlineNanos;
@@ -100,6 +101,9 @@ public final class Resilience {
   final Duration backoffMax;
   /** Hedging, or null. */
   final @Nullable Hedge hedge;
+  /** This instance's latencies, when measured timing or a measured hedge delay needs them; else null. */
+  final @Nullable LatencyHistogram latencies;
+  private final int minSamples;
   private final AtomicBoolean warned = new AtomicBoolean();
 
   private Resilience(Settings s) {
@@ -117,6 +121,7 @@ public final class Resilience {
     this.useAmbientCriticality = s.useAmbientCriticality;
     this.hedge = s.hedge;
     this.discard = s.discard;
+    this.measuredTiming = s.measuredTiming;
     this.deadlineNanos = limitNanos(deadline);
     this.attemptTimeoutNanos = limitNanos(attemptTimeout);
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
@@ -142,8 +147,40 @@ public final class Resilience {
     this.budgetGateIndex = budgetIndex;
     this.firstAttemptUngated = gates.length == (budgetIndex >= 0 ? 1 : 0);
     this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
-        && firstAttemptUngated && hedge == null;
+        && firstAttemptUngated && hedge == null && measuredTiming == null;
     this.backoffMax = safeMax(backoff);
+    boolean measuredHedge = hedge != null && hedge.fixedDelayNanos() < 0;
+    this.latencies = measuredTiming != null || measuredHedge
+        ? new LatencyHistogram(timeSource, measuredTiming != null ? measuredTiming.windowNanos()
+            : MeasuredTiming.DEFAULT_WINDOW.toNanos())
+        : null;
+    this.minSamples = measuredTiming != null ? measuredTiming.minSamples() : MeasuredTiming.DEFAULT_MIN_SAMPLES;
+    if (measuredHedge && latencies != null) {
+      latencies.cacheQuantile(hedge.quantile());
+    }
+  }
+
+  /**
+   * The timeout of an attempt starting at {@code now}: the configured one, tightened to the measured
+   * ceiling once the window holds enough samples. Long.MAX_VALUE for none.
+   */
+  long attemptCeilingNanos(long now) {
+    MeasuredTiming m = measuredTiming;
+    LatencyHistogram h = latencies;
+    if (m == null || h == null || h.samples(now) < minSamples) {
+      return attemptTimeoutNanos;
+    }
+    double measured = m.multiple() * h.p95(now);
+    long ceiling = measured >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(m.floorNanos(), (long) measured);
+    return Math.min(attemptTimeoutNanos, ceiling); // tighten only
+  }
+
+  /** Records a successful attempt's latency, when this policy measures. */
+  void recordLatency(long nanos, long now) {
+    LatencyHistogram h = latencies;
+    if (h != null) {
+      h.record(nanos, now);
+    }
   }
 
   private static Duration safeMax(Backoff backoff) {
@@ -155,8 +192,8 @@ public final class Resilience {
     }
   }
 
-  /** How long a call waits for an answer before it sends the next hedge. */
-  long hedgeDelayNanos() {
+  /** How long a call starting at {@code now} waits for an answer before it sends the next hedge. */
+  long hedgeDelayNanos(long now) {
     Hedge h = hedge;
     if (h == null) {
       return Long.MAX_VALUE;
@@ -165,7 +202,11 @@ public final class Resilience {
     if (fixed >= 0) {
       return fixed;
     }
-    // measured: until this policy has seen enough attempts to know its latency, the attempt timeout
+    LatencyHistogram l = latencies;
+    if (l != null && l.samples(now) >= minSamples) {
+      return Math.max(h.floorNanos(), l.quantile(h.quantile(), now)); // the live quantile, Finagle's model
+    }
+    // until this policy has seen enough attempts to know its latency: the attempt timeout, or 1 s
     return Math.max(h.floorNanos(), attemptTimeoutNanos == Long.MAX_VALUE ? 1_000_000_000L : attemptTimeoutNanos);
   }
 
@@ -340,6 +381,20 @@ public final class Resilience {
     return with(s -> s.discard(discard));
   }
 
+  /**
+   * A copy whose attempt timeout follows the dependency's measured latency: a multiple of the live
+   * p95 of successful attempts, never looser than the configured attempt timeout. See
+   * {@link MeasuredTiming}.
+   */
+  public Resilience withMeasuredTiming(MeasuredTiming timing) {
+    return with(s -> s.measuredTiming(timing));
+  }
+
+  /** A copy whose attempt timeout is the configured one only. */
+  public Resilience withoutMeasuredTiming() {
+    return with(Settings::noMeasuredTiming);
+  }
+
   /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
   public Resilience withTimeSource(TimeSource timeSource) {
     return with(s -> s.timeSource(timeSource));
@@ -392,6 +447,26 @@ public final class Resilience {
 
   /** The hedging, if any. */
   public Optional<Hedge> hedge() { return Optional.ofNullable(hedge); }
+
+  /** The measured timing, if configured. */
+  public Optional<MeasuredTiming> measuredTiming() { return Optional.ofNullable(measuredTiming); }
+
+  /**
+   * This policy instance's live latency figures — p95, the attempt ceiling and hedge delay in
+   * force — when it measures latency (measured timing, or a hedge by {@link Hedge#maxExtraLoad});
+   * empty otherwise. Each call reads them afresh.
+   */
+  public Optional<MeasuredTiming.Stats> timing() {
+    LatencyHistogram h = latencies;
+    if (h == null) {
+      return Optional.empty();
+    }
+    long now = timeSource.nanoTime();
+    long samples = h.samples(now);
+    long ceiling = attemptCeilingNanos(now);
+    return Optional.of(new MeasuredTiming.Stats(samples, h.p95(now), ceiling,
+        hedge == null ? Long.MAX_VALUE : hedgeDelayNanos(now), samples >= minSamples));
+  }
 
   // ---------------------------------------------------------------- execution
 
@@ -478,13 +553,13 @@ public final class Resilience {
         && classifier.equals(r.classifier) && budget.equals(r.budget) && listeners.equals(r.listeners)
         && timeSource.equals(r.timeSource) && useAmbientDeadline == r.useAmbientDeadline
         && useAmbientCriticality == r.useAmbientCriticality && Objects.equals(hedge, r.hedge)
-        && Objects.equals(discard, r.discard);
+        && Objects.equals(discard, r.discard) && Objects.equals(measuredTiming, r.measuredTiming);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource,
-        useAmbientDeadline, useAmbientCriticality, hedge, discard);
+        useAmbientDeadline, useAmbientCriticality, hedge, discard, measuredTiming);
   }
 
   @Override
@@ -513,6 +588,7 @@ public final class Resilience {
     private boolean useAmbientCriticality;
     private @Nullable Hedge hedge;
     private @Nullable Consumer<Object> discard;
+    private @Nullable MeasuredTiming measuredTiming;
     /** deadline(...) or attemptTimeout(...) was called (with null, it is an error, not "none"). */
     private boolean deadlineSet;
     private boolean attemptTimeoutSet;
@@ -534,6 +610,7 @@ public final class Resilience {
       useAmbientCriticality = from.useAmbientCriticality;
       hedge = from.hedge;
       discard = from.discard;
+      measuredTiming = from.measuredTiming;
     }
 
     private Settings open() {
@@ -600,6 +677,15 @@ public final class Resilience {
 
     /** No hedging. */
     public Settings noHedge() { open().hedge = null; return this; }
+
+    /** Measured attempt timeouts; see {@link MeasuredTiming}. */
+    public Settings measuredTiming(MeasuredTiming timing) {
+      open().measuredTiming = Objects.requireNonNull(timing, "measuredTiming");
+      return this;
+    }
+
+    /** No measured timing. */
+    public Settings noMeasuredTiming() { open().measuredTiming = null; return this; }
 
     /** What to do with a value nobody will see; see {@link Resilience#withDiscard}. */
     public Settings discard(Consumer<Object> discard) {
