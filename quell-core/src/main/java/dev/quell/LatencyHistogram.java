@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * sample is one atomic increment in the current slice: no allocation, no lock. A slice that has
  * aged out is cleared by the first sample that lands in it again.
  *
- * <p>Quantiles are read from the slices still inside the window and cached for a short while, so
- * that a call asking for its hedge delay or attempt ceiling pays a volatile read, not a scan.
+ * <p>Quantiles are read from the slices still inside the window and cached for a short while (a
+ * fiftieth of a slice, at most 100 ms), so that a call asking for its hedge delay or attempt ceiling
+ * pays a volatile read, not a scan.
  *
  * <p>Thread-safe. Approximate by design where it is cheap to be: a sample that races with its
  * slice's clearing may be lost, which moves a quantile by at most one sample's weight.
@@ -46,7 +47,7 @@ final class LatencyHistogram {
     this.time = time;
     this.origin = time.nanoTime();
     this.sliceNanos = Math.max(1, windowNanos / SLICES);
-    this.refreshNanos = Math.max(1, Math.min(sliceNanos / 5, 1_000_000_000L));
+    this.refreshNanos = Math.max(1, Math.min(sliceNanos / 50, 100_000_000L));
     for (int i = 0; i < SLICES; i++) {
       counts[i] = new AtomicLongArray(BUCKETS);
       epochs[i] = new AtomicLong(-1);
@@ -121,9 +122,14 @@ final class LatencyHistogram {
     return cachedQuantileValue;
   }
 
-  /** For dashboards and {@code explain()}: computed now, not cached. */
+  /** For dashboards and {@code explain()}: computed now, not cached; the window's samples go to {@code samplesOut}. */
+  long quantileNow(double q, long @org.jspecify.annotations.Nullable [] samplesOut) {
+    return compute(q, time.nanoTime(), samplesOut);
+  }
+
+  /** As {@link #quantileNow(double, long[])}. */
   long quantileNow(double q) {
-    return compute(q, time.nanoTime());
+    return compute(q, time.nanoTime(), null);
   }
 
   private void refresh(long now) {

@@ -165,12 +165,20 @@ public final class Resilience {
    * ceiling once the window holds enough samples. Long.MAX_VALUE for none.
    */
   long attemptCeilingNanos(long now) {
-    MeasuredTiming m = measuredTiming;
     LatencyHistogram h = latencies;
-    if (m == null || h == null || h.samples(now) < minSamples) {
+    if (measuredTiming == null || h == null) {
       return attemptTimeoutNanos;
     }
-    double measured = m.multiple() * h.p95(now);
+    return ceilingFor(h.samples(now), h.p95(now));
+  }
+
+  /** The attempt ceiling for a window of {@code samples} whose p95 is {@code p95}. */
+  private long ceilingFor(long samples, long p95) {
+    MeasuredTiming m = measuredTiming;
+    if (m == null || samples < minSamples) {
+      return attemptTimeoutNanos;
+    }
+    double measured = m.multiple() * p95;
     long ceiling = measured >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(m.floorNanos(), (long) measured);
     return Math.min(attemptTimeoutNanos, ceiling); // tighten only
   }
@@ -203,8 +211,13 @@ public final class Resilience {
       return fixed;
     }
     LatencyHistogram l = latencies;
-    if (l != null && l.samples(now) >= minSamples) {
-      return Math.max(h.floorNanos(), l.quantile(h.quantile(), now)); // the live quantile, Finagle's model
+    return l == null ? hedgeDelayFor(h, 0, 0) : hedgeDelayFor(h, l.samples(now), l.quantile(h.quantile(), now));
+  }
+
+  /** The measured hedge delay for a window of {@code samples} whose hedge quantile is {@code quantile}. */
+  private long hedgeDelayFor(Hedge h, long samples, long quantile) {
+    if (samples >= minSamples) {
+      return Math.max(h.floorNanos(), quantile); // the live quantile, Finagle's model
     }
     // until this policy has seen enough attempts to know its latency: the attempt timeout, or 1 s
     return Math.max(h.floorNanos(), attemptTimeoutNanos == Long.MAX_VALUE ? 1_000_000_000L : attemptTimeoutNanos);
@@ -461,11 +474,18 @@ public final class Resilience {
     if (h == null) {
       return Optional.empty();
     }
-    long now = timeSource.nanoTime();
-    long samples = h.samples(now);
-    long ceiling = attemptCeilingNanos(now);
-    return Optional.of(new MeasuredTiming.Stats(samples, h.p95(now), ceiling,
-        hedge == null ? Long.MAX_VALUE : hedgeDelayNanos(now), samples >= minSamples));
+    // computed afresh, not from the cache the calls read
+    long[] samples = new long[1];
+    long p95 = h.quantileNow(0.95, samples);
+    Hedge hg = hedge;
+    long hedgeDelay = Long.MAX_VALUE;
+    if (hg != null) {
+      long fixed = hg.fixedDelayNanos();
+      hedgeDelay = fixed >= 0 ? fixed : hedgeDelayFor(hg, samples[0], h.quantileNow(hg.quantile(), null));
+    }
+    return Optional.of(new MeasuredTiming.Stats(samples[0], p95,
+        measuredTiming == null ? attemptTimeoutNanos : ceilingFor(samples[0], p95), hedgeDelay,
+        samples[0] >= minSamples));
   }
 
   // ---------------------------------------------------------------- execution

@@ -8,6 +8,7 @@ import dev.quell.CallRejectedException;
 import dev.quell.Classifier;
 import dev.quell.DeadlineExceededException;
 import dev.quell.Jitter;
+import dev.quell.MeasuredTiming;
 import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.ResilienceEvent;
@@ -22,6 +23,20 @@ import org.junit.jupiter.api.Test;
 
 /** Every Java example in docs/policy.md, compiled and run. */
 class PolicyDocsExamplesTest {
+
+  // --- measured timing ---
+  static final Resilience PRICING = Resilience.DEFAULT
+      .withName("pricing")
+      .withAttemptTimeout(Duration.ofSeconds(2))                 // the loosest it may be
+      .withMeasuredTiming(MeasuredTiming.multipleOfP95(3)         // 3 × the live p95 ...
+          .withFloor(Duration.ofMillis(50)));                    // ... but never under 50 ms
+  // --- end ---
+
+  @Test
+  void measuredTimingStartsFromTheConfiguredTimeout() {
+    assertThat(PRICING.timing().orElseThrow().attemptCeiling()).contains(Duration.ofSeconds(2));
+    assertThat(PRICING.measuredTiming().orElseThrow().floor()).isEqualTo(Duration.ofMillis(50));
+  }
 
   static final class Stock {}
 
