@@ -50,6 +50,13 @@ final class AttemptRecord {
   long waitNanos;
   /** Set by a gate that handed a queued attempt its permit. Written by the releasing thread. */
   volatile boolean granted;
+  /**
+   * Set by a circuit breaker whose {@code tryAdmit} or {@code release} for this attempt moved it to
+   * another state: the new {@link CircuitBreaker.State}'s ordinal, so the core can report the
+   * transition with this call; -1 for none. The breaker only sets it: the core reads it after each
+   * of those calls and puts it back to -1.
+   */
+  int breakerTransition = -1;
   /** The driver's handle on the running work (its future, its thread), for cancellation. */
   @Nullable Object handle;
 
@@ -102,6 +109,7 @@ final class AttemptRecord {
     this.retryAfterNanos = -1;
     this.waitNanos = 0;
     this.granted = false;
+    this.breakerTransition = -1;
     this.handle = null;
     this.runner = null;
     this.interruption.set(NOT_RUNNING);
