@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -278,7 +279,7 @@ public final class CircuitBreaker {
     Phase ph = phase;
     Window w = ph.window();
     long[] counts = w.counts(now);
-    int consecutive = ph instanceof Closed ? ((Closed) ph).consecutive.get() : 0;
+    int consecutive = ph instanceof Closed c ? c.consecutive.get() : 0;
     long[] byState = new long[State.values().length];
     for (int i = 0; i < byState.length; i++) {
       byState[i] = transitions.get(i);
@@ -305,8 +306,8 @@ public final class CircuitBreaker {
   /** For tests: the probe permits held in the current half-open episode; 0 in any other state. */
   int probePermitsHeld() {
     Phase ph = phase;
-    if (ph instanceof HalfOpen) {
-      long w = ((HalfOpen) ph).permits.get();
+    if (ph instanceof HalfOpen h) {
+      long w = h.permits.get();
       return w == SEALED ? 0 : (int) (w & PERMIT_MASK);
     }
     return 0;
@@ -581,8 +582,8 @@ public final class CircuitBreaker {
 
   /** Replaces {@code from} by {@code to} if {@code from} is still current; false if it was not. */
   private boolean leave(Phase from, Phase to) {
-    if (from instanceof HalfOpen) {
-      if (!seal((HalfOpen) from)) {
+    if (from instanceof HalfOpen h) {
+      if (!seal(h)) {
         return false;
       }
       phase = to;
@@ -595,7 +596,7 @@ public final class CircuitBreaker {
     if (spins < SPINS) {
       Thread.onSpinWait();
     } else {
-      Thread.yield();
+      LockSupport.parkNanos(1_000); // the thread that sealed the episode is not running: let it
     }
   }
 
