@@ -414,7 +414,9 @@ public final class CircuitBreaker {
           }
           long held = w & PERMIT_MASK;
           if (held < probes) {
-            if (h.permits.compareAndSet(w, (offsetMicros(h, now) << PERMIT_BITS) | (held + 1))) {
+            // the latest grant never moves back, even for a thread whose clock reading is a little stale
+            long latest = Math.max(offsetMicros(h, now), w >>> PERMIT_BITS);
+            if (h.permits.compareAndSet(w, (latest << PERMIT_BITS) | (held + 1))) {
               mark(attempt, index, (h.id << 1) | 1);
               return true;
             }
