@@ -421,6 +421,23 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aStaleClockReadingCannotMakeTheLatestProbeLookOlder() {
+      BreakerHarness h = harness(TEN.withProbes(3).withProbeSuccesses(3));
+      trip(h);
+      h.clock.advance(Duration.ofSeconds(1));
+      long start = h.clock.nanoTime();
+      h.admitted();
+      h.clock.advance(Duration.ofMillis(600));
+      h.admitted();
+      AttemptRecord stale = h.record();
+      assertThat(h.gate.tryAdmit(stale, 0, start + 100_000_000L)).isTrue(); // read its clock 500 ms ago
+      h.clock.advance(Duration.ofMillis(500)); // 1.1 s after the first probe, 0.5 s after the latest
+      h.refused();
+      assertThat(h.lastRetryAfter()).isEqualTo(500_000_000L);
+      assertThat(h.breaker.metrics().expiredProbes()).isZero();
+    }
+
+    @Test
     void probesAreWrittenOffOnlyWhenEveryPermitHasBeenOutAWholeBreak() {
       BreakerHarness h = harness(TEN.withProbes(2).withProbeSuccesses(2));
       trip(h);
