@@ -742,10 +742,19 @@ public final class CircuitBreaker {
     final long origin;
     final long bucketNanos;
     final AtomicReferenceArray<Bucket> slots = new AtomicReferenceArray<>(BUCKETS);
+    /**
+     * The newest bucket installed: a hint that lets most outcomes skip the division by the bucket
+     * width. A stale hint is harmless: a bucket reached through it is the right one for any clock
+     * reading inside its epoch, and if its slot has moved on, that epoch has left the window anyway.
+     */
+    private volatile Bucket head;
 
     Window(long origin, long bucketNanos) {
       this.origin = origin;
       this.bucketNanos = bucketNanos;
+      Bucket first = new Bucket(0, origin);
+      slots.set(0, first);
+      this.head = first;
     }
 
     long epoch(long now) {
@@ -753,21 +762,12 @@ public final class CircuitBreaker {
     }
 
     void record(long now, boolean failure, boolean slow) {
-      long epoch = epoch(now);
-      int i = (int) (epoch % BUCKETS);
-      Bucket b;
-      while (true) {
-        b = slots.get(i);
-        if (b != null && b.epoch == epoch) {
-          break;
-        }
-        if (b != null && b.epoch > epoch) {
+      Bucket b = head;
+      long into = now - b.start;
+      if (into < 0 || into >= bucketNanos) {
+        b = bucketFor(epoch(now));
+        if (b == null) {
           return; // this outcome is already older than the window
-        }
-        Bucket fresh = new Bucket(epoch);
-        if (slots.compareAndSet(i, b, fresh)) {
-          b = fresh;
-          break;
         }
       }
       Bucket.CALLS.getAndAdd(b, 1L);
@@ -776,6 +776,26 @@ public final class CircuitBreaker {
       }
       if (slow) {
         Bucket.SLOW.getAndAdd(b, 1L);
+      }
+    }
+
+    private @Nullable Bucket bucketFor(long epoch) {
+      int i = (int) (epoch % BUCKETS);
+      while (true) {
+        Bucket b = slots.get(i);
+        if (b != null && b.epoch == epoch) {
+          return b;
+        }
+        if (b != null && b.epoch > epoch) {
+          return null;
+        }
+        Bucket fresh = new Bucket(epoch, origin + epoch * bucketNanos);
+        if (slots.compareAndSet(i, b, fresh)) {
+          if (epoch > head.epoch) {
+            head = fresh;
+          }
+          return fresh;
+        }
       }
     }
 
@@ -812,12 +832,15 @@ public final class CircuitBreaker {
     }
 
     final long epoch;
+    /** When its epoch begins: the window's origin plus epoch bucket widths. */
+    final long start;
     @SuppressWarnings("unused") private volatile long calls;
     @SuppressWarnings("unused") private volatile long failures;
     @SuppressWarnings("unused") private volatile long slow;
 
-    Bucket(long epoch) {
+    Bucket(long epoch, long start) {
       this.epoch = epoch;
+      this.start = start;
     }
   }
 
