@@ -599,11 +599,13 @@ final class Call {
     r.timeoutNanos = left;
     Gate[] g = gates;
     for (int i = 0; i < g.length; i++) {
-      if (g[i].tryAdmit(r, i, now) && r.waitNanos == 0) {
+      boolean admitted = g[i].tryAdmit(r, i, now);
+      transitions(r, now);
+      if (admitted && r.waitNanos == 0) {
         r.admitted = i + 1;
         continue;
       }
-      if (r.waitNanos > 0) {
+      if (admitted) {
         r.admitted = i + 1; // a permit reserved for later is no use to a hedge: give it back
       }
       release(r, Gate.NOT_STARTED, now);
@@ -642,7 +644,9 @@ final class Call {
         continue;
       }
       long waitBefore = r.waitNanos;
-      if (g[i].tryAdmit(r, i, now)) {
+      boolean admitted = g[i].tryAdmit(r, i, now);
+      transitions(r, now);
+      if (admitted) {
         r.admitted = i + 1;
         if (r.waitNanos < waitBefore) {
           r.waitNanos = waitBefore; // waits do not shrink
@@ -801,6 +805,29 @@ final class Call {
         continue;
       }
       g[i].release(r, i, how, now);
+    }
+    transitions(r, now);
+  }
+
+  /** A breaker moved while it admitted or released {@code r}: this call's listeners hear of it. */
+  private void transitions(AttemptRecord r, long now) {
+    int to = r.breakerTransition;
+    if (to >= 0) {
+      r.breakerTransition = -1;
+      if (observed) {
+        Effect e = nextEffect();
+        e.kind = FX_EVENT;
+        e.type = ResilienceEvent.Type.BREAKER_TRANSITION;
+        e.number = r.number;
+        e.hedge = r.kind == AttemptRecord.HEDGE;
+        e.elapsed = now - startNanos;
+        e.duration = 0;
+        e.nanos = 0;
+        e.verdict = null;
+        e.failure = null;
+        e.reason = null;
+        e.value = CircuitBreaker.State.values()[to];
+      }
     }
   }
 
@@ -1011,7 +1038,8 @@ final class Call {
       try {
         switch (kind) {
           case FX_EVENT:
-            dispatch(type, number, hedge, elapsed, duration, nanos, verdict, failure, reason);
+            dispatch(type, number, hedge, elapsed, duration, nanos, verdict, failure, reason,
+                value instanceof CircuitBreaker.State ? (CircuitBreaker.State) value : null);
             break;
           case FX_START:
             driver.start(this, record);
@@ -1048,7 +1076,8 @@ final class Call {
   }
 
   private void dispatch(ResilienceEvent.Type type, int number, boolean hedge, long elapsed, long duration, long delay,
-      @Nullable Verdict verdict, @Nullable Throwable failure, @Nullable StopReason reason) {
+      @Nullable Verdict verdict, @Nullable Throwable failure, @Nullable StopReason reason,
+      CircuitBreaker.@Nullable State breakerState) {
     String name = policy.name();
     RetryBudget b = budget;
     for (CallObserver o : observers) {
@@ -1079,7 +1108,7 @@ final class Call {
     ResilienceEvent event = new ResilienceEvent(type, name, number, hedge, Duration.ofNanos(Math.max(0, elapsed)),
         type == ResilienceEvent.Type.ATTEMPT_ENDED ? Duration.ofNanos(Math.max(0, duration)) : null,
         type == ResilienceEvent.Type.RETRYING || type.isTerminal() && delay > 0 ? Duration.ofNanos(delay) : null,
-        verdict, failure, reason, b.isUnbounded() ? null : b, criticality);
+        verdict, failure, reason, b.isUnbounded() ? null : b, criticality, breakerState);
     for (ResilienceListener listener : listeners) {
       try {
         listener.onEvent(event);

@@ -103,6 +103,19 @@ public final class PolicyScope<K> {
     }
   }
 
+  /**
+   * A snapshot of the live circuit breaker of every key held now, least recently used first: each
+   * key's own when the template was given a {@link CircuitBreaker.Config}, the one shared breaker
+   * when it was given a live one. Empty when the template has no breaker.
+   */
+  public Map<K, CircuitBreaker> breakers() {
+    synchronized (policies) {
+      Map<K, CircuitBreaker> view = new LinkedHashMap<>();
+      policies.forEach((k, p) -> p.breaker().ifPresent(b -> view.put(k, b)));
+      return view;
+    }
+  }
+
   /** How many keys are held now (at most the bound). */
   public int size() {
     synchronized (policies) {

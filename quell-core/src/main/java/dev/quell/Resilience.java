@@ -78,6 +78,10 @@ public final class Resilience {
   private final boolean useAmbientCriticality;
   private final @Nullable Consumer<Object> discard;
   private final @Nullable MeasuredTiming measuredTiming;
+  /** The breaker as configured: a {@link CircuitBreaker.Config} (owned), a live {@link CircuitBreaker} (shared), or null. */
+  private final @Nullable Object breakerSetting;
+  /** The live breaker every call of this instance asks, or null. */
+  private final @Nullable CircuitBreaker liveBreaker;
 
   // derived, not configuration
   final long deadlineNanos;
@@ -122,6 +126,10 @@ public final class Resilience {
     this.hedge = s.hedge;
     this.discard = s.discard;
     this.measuredTiming = s.measuredTiming;
+    this.breakerSetting = s.breaker;
+    this.liveBreaker = s.breaker instanceof CircuitBreaker ? (CircuitBreaker) s.breaker
+        : s.breaker instanceof CircuitBreaker.Config ? CircuitBreaker.of(name, (CircuitBreaker.Config) s.breaker, timeSource)
+        : null;
     this.deadlineNanos = limitNanos(deadline);
     this.attemptTimeoutNanos = limitNanos(attemptTimeout);
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
@@ -138,6 +146,9 @@ public final class Resilience {
     this.eventListeners = List.copyOf(plain);
     this.observers = fast.toArray(new CallObserver[0]);
     List<Gate> g = new ArrayList<>();
+    if (liveBreaker != null) {
+      g.add(liveBreaker.gate()); // the order of SPEC §5: breaker, limiters, budget last
+    }
     int budgetIndex = -1;
     if (!liveBudget.isUnbounded()) {
       budgetIndex = g.size();
@@ -408,6 +419,29 @@ public final class Resilience {
     return with(Settings::noMeasuredTiming);
   }
 
+  /**
+   * A copy with a circuit breaker of its own, built from {@code config} on this policy's clock and
+   * named after the policy. Like the automatic budget, it belongs to the policy instance: each
+   * {@code with…} copy, and each key of a {@link PolicyScope}, gets a fresh one. See
+   * {@link CircuitBreaker}.
+   */
+  public Resilience withBreaker(CircuitBreaker.Config config) {
+    return with(s -> s.breaker(config));
+  }
+
+  /**
+   * A copy that asks {@code breaker}, a live breaker you built and may share with other policies (and
+   * every key of a scope). It must run on this policy's clock.
+   */
+  public Resilience withBreaker(CircuitBreaker breaker) {
+    return with(s -> s.breaker(breaker));
+  }
+
+  /** A copy without a circuit breaker. */
+  public Resilience withoutBreaker() {
+    return with(Settings::noBreaker);
+  }
+
   /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
   public Resilience withTimeSource(TimeSource timeSource) {
     return with(s -> s.timeSource(timeSource));
@@ -457,6 +491,19 @@ public final class Resilience {
 
   /** Whether calls spend at the ambient criticality (default false). */
   public boolean useAmbientCriticality() { return useAmbientCriticality; }
+
+  /** The live circuit breaker this policy instance asks before every attempt, if any. */
+  public Optional<CircuitBreaker> breaker() { return Optional.ofNullable(liveBreaker); }
+
+  /** The breaker's configuration: this instance's own, or the shared breaker's. */
+  public Optional<CircuitBreaker.Config> breakerConfig() {
+    return liveBreaker == null ? Optional.empty() : Optional.of(liveBreaker.config());
+  }
+
+  /** True when the breaker was given as configuration (each instance and scope key owns one). */
+  boolean ownsBreaker() {
+    return breakerSetting instanceof CircuitBreaker.Config;
+  }
 
   /** The hedging, if any. */
   public Optional<Hedge> hedge() { return Optional.ofNullable(hedge); }
@@ -573,13 +620,14 @@ public final class Resilience {
         && classifier.equals(r.classifier) && budget.equals(r.budget) && listeners.equals(r.listeners)
         && timeSource.equals(r.timeSource) && useAmbientDeadline == r.useAmbientDeadline
         && useAmbientCriticality == r.useAmbientCriticality && Objects.equals(hedge, r.hedge)
-        && Objects.equals(discard, r.discard) && Objects.equals(measuredTiming, r.measuredTiming);
+        && Objects.equals(discard, r.discard) && Objects.equals(measuredTiming, r.measuredTiming)
+        && Objects.equals(breakerSetting, r.breakerSetting);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource,
-        useAmbientDeadline, useAmbientCriticality, hedge, discard, measuredTiming);
+        useAmbientDeadline, useAmbientCriticality, hedge, discard, measuredTiming, breakerSetting);
   }
 
   @Override
@@ -609,6 +657,7 @@ public final class Resilience {
     private @Nullable Hedge hedge;
     private @Nullable Consumer<Object> discard;
     private @Nullable MeasuredTiming measuredTiming;
+    private @Nullable Object breaker;
     /** deadline(...) or attemptTimeout(...) was called (with null, it is an error, not "none"). */
     private boolean deadlineSet;
     private boolean attemptTimeoutSet;
@@ -631,6 +680,7 @@ public final class Resilience {
       hedge = from.hedge;
       discard = from.discard;
       measuredTiming = from.measuredTiming;
+      breaker = from.breakerSetting;
     }
 
     private Settings open() {
@@ -698,6 +748,21 @@ public final class Resilience {
     /** No hedging. */
     public Settings noHedge() { open().hedge = null; return this; }
 
+    /** A circuit breaker of this policy's own, from {@code config}; see {@link Resilience#withBreaker(CircuitBreaker.Config)}. */
+    public Settings breaker(CircuitBreaker.Config config) {
+      open().breaker = Objects.requireNonNull(config, "breaker config");
+      return this;
+    }
+
+    /** A live, possibly shared, circuit breaker; see {@link Resilience#withBreaker(CircuitBreaker)}. */
+    public Settings breaker(CircuitBreaker breaker) {
+      open().breaker = Objects.requireNonNull(breaker, "breaker");
+      return this;
+    }
+
+    /** No circuit breaker. */
+    public Settings noBreaker() { open().breaker = null; return this; }
+
     /** Measured attempt timeouts; see {@link MeasuredTiming}. */
     public Settings measuredTiming(MeasuredTiming timing) {
       open().measuredTiming = Objects.requireNonNull(timing, "measuredTiming");
@@ -736,6 +801,12 @@ public final class Resilience {
       p.require(timeSource != null, "timeSource", null, "must not be null");
       if (hedge != null) {
         p.require(attempts > 1, "hedge", hedge, "needs attempts of 2 or more: every hedge is an attempt");
+      }
+      if (breaker instanceof CircuitBreaker && timeSource != null) {
+        CircuitBreaker b = (CircuitBreaker) breaker;
+        p.require(b.timeSource() == timeSource, "breaker", b.name(),
+            "runs on " + b.timeSource() + " but the policy on " + timeSource
+                + ": build it with CircuitBreaker.of(name, config, timeSource), or give the policy its Config");
       }
       if (useAmbientCriticality) {
         p.require(attempts > 1, "useAmbientCriticality", true,

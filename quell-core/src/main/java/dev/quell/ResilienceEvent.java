@@ -41,7 +41,7 @@ public final class ResilienceEvent {
     HEDGE_DISCARDED(false),
     /** A hedge was due but not started (budget, criticality or limits). */
     HEDGE_SUPPRESSED(false),
-    /** A circuit breaker changed state. */
+    /** A circuit breaker changed state while admitting or releasing this call's attempt ({@link #breakerState()}). */
     BREAKER_TRANSITION(false),
     /** This call runs inside another resilient call that also retries. */
     NESTED_RETRY(false);
@@ -70,11 +70,12 @@ public final class ResilienceEvent {
   private final @Nullable StopReason stopReason;
   private final @Nullable RetryBudget budget;
   private final Criticality criticality;
+  private final CircuitBreaker.@Nullable State breakerState;
 
   ResilienceEvent(Type type, String policy, int attempt, boolean hedge, Duration elapsed,
       @Nullable Duration attemptDuration, @Nullable Duration delay, @Nullable Verdict verdict,
       @Nullable Throwable failure, @Nullable StopReason stopReason, @Nullable RetryBudget budget,
-      Criticality criticality) {
+      Criticality criticality, CircuitBreaker.@Nullable State breakerState) {
     this.type = type;
     this.policy = policy;
     this.attempt = attempt;
@@ -87,6 +88,7 @@ public final class ResilienceEvent {
     this.stopReason = stopReason;
     this.budget = budget;
     this.criticality = criticality;
+    this.breakerState = breakerState;
   }
 
   /** What happened. */
@@ -125,6 +127,9 @@ public final class ResilienceEvent {
   /** The call's criticality. */
   public Criticality criticality() { return criticality; }
 
+  /** For {@link Type#BREAKER_TRANSITION}: the state the breaker moved to. */
+  public Optional<CircuitBreaker.State> breakerState() { return Optional.ofNullable(breakerState); }
+
   /** True for events that end a call. */
   public boolean isTerminal() { return type.isTerminal(); }
 
@@ -137,6 +142,7 @@ public final class ResilienceEvent {
     if (delay != null) sb.append(" delay=").append(delay.toMillis()).append("ms");
     if (verdict != null) sb.append(" verdict=").append(verdict);
     if (stopReason != null) sb.append(" stop=").append(stopReason);
+    if (breakerState != null) sb.append(" breaker=").append(breakerState);
     if (failure != null) sb.append(" failure=").append(failure);
     return sb.append(']').toString();
   }
