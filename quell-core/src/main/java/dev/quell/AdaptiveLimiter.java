@@ -178,6 +178,11 @@ final class AdaptiveLimiter extends Limiter {
   }
 
   @Override
+  Limiter copy(String name) {
+    return new AdaptiveLimiter(name, config);
+  }
+
+  @Override
   public String toString() {
     long s = state.get();
     return "Limiter.adaptive[" + name + ", " + config.mode() + ", limit=" + limitMilliOf(s) / MILLI

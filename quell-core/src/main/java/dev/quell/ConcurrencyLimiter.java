@@ -91,7 +91,12 @@ final class ConcurrencyLimiter extends Limiter {
     }
   }
 
-  /** Queues {@code attempt}, or grants it at once if a permit came free since it was refused. */
+  /**
+   * Queues {@code attempt}. If a permit came free between its refusal and this call (an attempt
+   * ended while nobody was queued yet), it is granted at once instead: {@code granted} is set and
+   * {@code onGranted} runs on the calling thread, outside the lock, before this returns true —
+   * the one case where the callback does not run on a releasing thread.
+   */
   boolean enqueue(AttemptRecord attempt, Runnable onGranted) {
     if (maxWaitNanos == 0) {
       return false;
@@ -184,6 +189,11 @@ final class ConcurrencyLimiter extends Limiter {
   @Override
   Gate gate() {
     return gate;
+  }
+
+  @Override
+  Limiter copy(String name) {
+    return new ConcurrencyLimiter(name, limit, maxWaitNanos);
   }
 
   @Override

@@ -180,6 +180,12 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
   /** The gate the core asks before every attempt. */
   abstract Gate gate();
 
+  /**
+   * A new limiter of the same kind and configuration, on the same clock, with fresh state (full
+   * bucket, nothing in flight, the initial limit) — for a scope that keeps one limiter per key.
+   */
+  abstract Limiter copy(String name);
+
   /** {@code d} in nanoseconds, saturating at {@code Long.MAX_VALUE}; {@code d} is not negative. */
   static long saturatedNanos(Duration d) {
     return d.compareTo(MAX_NANOS) >= 0 ? Long.MAX_VALUE : d.toNanos();
@@ -316,34 +322,42 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, samples);
     }
 
+    /** LOSS (the default) or GRADIENT. */
     public Mode mode() {
       return mode;
     }
 
+    /** The limit a new limiter starts at; default 20. */
     public int initialLimit() {
       return initialLimit;
     }
 
+    /** The limit never falls below this; default 20. */
     public int minLimit() {
       return minLimit;
     }
 
+    /** The limit never rises above this; default 200. */
     public int maxLimit() {
       return maxLimit;
     }
 
+    /** What a loss multiplies the limit by; default 0.9. */
     public double backoffRatio() {
       return backoffRatio;
     }
 
+    /** Gradient mode: how far latency may rise above its long-run average before the limit shrinks; default 1.5. */
     public double tolerance() {
       return tolerance;
     }
 
+    /** Gradient mode: the share of each new estimate the limit takes; default 0.2. */
     public double smoothing() {
       return smoothing;
     }
 
+    /** Gradient mode: the samples the long-run average latency spans; default 600. */
     public int longWindow() {
       return longWindow;
     }

@@ -14,7 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
  * only if the new {@code emptyAt} is not after {@code now}: there is no pre-payment, and a reserved
  * future token ({@code emptyAt} after {@code now}) makes the reserving attempt wait, not the next
  * caller. Refill is lazy and exact — it is implied by the clock — and every change is a single CAS,
- * so admission under contention is exactly what some sequential order would give.
+ * so admission under contention is exactly what some sequential order would give. Starts conform to
+ * the bucket: in any window of length {@code w}, at most {@code burst + perSecond × w} admitted
+ * attempts start, refunds included (see {@link #refund}).
  *
  * <p>Time is integer nanoseconds and the interval between permits is rounded up to a whole
  * nanosecond, so the limiter never admits more than {@code burst + perSecond × elapsed}; it admits
@@ -59,38 +61,42 @@ final class RateLimiter extends Limiter {
   }
 
   /**
-   * Takes one token at {@code now} if one is there, or reserves the next one if the wait for it
-   * is at most {@code maxWait} and shorter than {@code remaining}. Returns the wait (0 = at once),
-   * or {@code -(time to the next token) - 1} when refused.
+   * Takes one token at {@code now} if one is there, or reserves the next one if the wait for it is
+   * at most {@code maxWait} and shorter than {@code attempt.timeoutNanos} (the time left before the
+   * call's deadline). Admitted: sets the attempt's wait and keeps the bucket's new {@code emptyAt}
+   * in its mark, for a refund. Refused: sets its Retry-After to the wait for the next token.
    */
-  long acquire(long now, long remaining) {
+  boolean acquire(AttemptRecord attempt, int index, long now) {
+    long remaining = attempt.timeoutNanos;
     while (true) {
       long empty = emptyAt.get();
       long base = now - empty > spanNanos ? now - spanNanos : empty;
       long next = base + intervalNanos;
       long wait = next - now;
       if (wait > 0 && (wait > maxWaitNanos || wait >= remaining)) {
-        return -wait - 1;
+        attempt.retryAfterNanos = wait;
+        return false;
       }
       if (emptyAt.compareAndSet(empty, next)) {
-        return Math.max(0, wait);
+        attempt.waitNanos = Math.max(0, wait);
+        long[] marks = attempt.marks;
+        if (marks != null && index < marks.length) {
+          marks[index] = next;
+        }
+        return true;
       }
     }
   }
 
-  /** Gives back one token taken for an attempt that never started; never above a full bucket. */
-  void refund(long now) {
-    while (true) {
-      long empty = emptyAt.get();
-      if (now - empty >= spanNanos) {
-        return; // full already: the token would overflow the bucket
-      }
-      long back = empty - intervalNanos;
-      long refunded = now - back > spanNanos ? now - spanNanos : back;
-      if (emptyAt.compareAndSet(empty, refunded)) {
-        return;
-      }
-    }
+  /**
+   * Gives back the token of an admission that never started, whose {@code mark} is the
+   * {@code emptyAt} it set. Only the latest admission can be undone: once another attempt has
+   * taken a token after it, the later one's slot was planned around this one, and handing the
+   * token back would let two attempts share a slot (or, after a refill, overfill the bucket), so
+   * the token is simply spent. The limiter errs on the side of sending less.
+   */
+  boolean refund(long mark) {
+    return emptyAt.compareAndSet(mark, mark - intervalNanos);
   }
 
   /** Whole tokens in the bucket at {@code now}. */
@@ -100,13 +106,6 @@ final class RateLimiter extends Limiter {
       return 0;
     }
     return (int) Math.min(burst, filled / intervalNanos);
-  }
-
-  /** Nanoseconds until the next token at {@code now}: 0 if one is there. */
-  long nanosToNextToken(long now) {
-    long empty = emptyAt.get();
-    long base = now - empty > spanNanos ? now - spanNanos : empty;
-    return Math.max(0, base + intervalNanos - now);
   }
 
   @Override
@@ -139,13 +138,18 @@ final class RateLimiter extends Limiter {
   }
 
   @Override
+  Limiter copy(String name) {
+    return new RateLimiter(name, perSecond, burst, maxWaitNanos, time);
+  }
+
+  @Override
   public String toString() {
     return "Limiter.rate[" + name + ", " + perSecond + "/s, burst=" + burst
         + (maxWaitNanos > 0 ? ", maxWait=" + java.time.Duration.ofNanos(maxWaitNanos) : "")
         + ", available=" + available() + "]";
   }
 
-  /** The core's view: reserve on admit, refund an attempt that never started. */
+  /** The core's view: reserve on admit, give back the token of an attempt that never started. */
   private final class RateGate extends Gate {
     @Override
     StopReason refusal() {
@@ -154,13 +158,9 @@ final class RateLimiter extends Limiter {
 
     @Override
     boolean tryAdmit(AttemptRecord attempt, int index, long now) {
-      // the core sets timeoutNanos to the time left before the deadline before it asks the gates
-      long got = acquire(now, attempt.timeoutNanos);
-      if (got < 0) {
-        attempt.retryAfterNanos = -(got + 1);
+      if (!acquire(attempt, index, now)) {
         return false;
       }
-      attempt.waitNanos = got;
       inFlight.increment();
       return true;
     }
@@ -168,8 +168,9 @@ final class RateLimiter extends Limiter {
     @Override
     void release(AttemptRecord attempt, int index, int how, long now) {
       inFlight.decrement();
-      if (how == NOT_STARTED) {
-        refund(now);
+      long[] marks = attempt.marks;
+      if (how == NOT_STARTED && marks != null && index < marks.length) {
+        refund(marks[index]);
       }
     }
 

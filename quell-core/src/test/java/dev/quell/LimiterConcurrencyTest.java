@@ -53,9 +53,11 @@ class LimiterConcurrencyTest {
   }
 
   @Test
-  void everyRefundedTokenIsReusedExactlyOnce() throws Exception {
-    Limiter limiter = Limiter.rate(10, 1000, clock);
+  void everyTokenIsStartedOnceGivenBackOnceOrSpentUnderContention() throws Exception {
+    RateLimiter limiter = (RateLimiter) Limiter.rate(10, 1000, clock);
     Gate gate = limiter.gate();
+    LongAdder givenBack = new LongAdder();
+    LongAdder spentUnstarted = new LongAdder();
     int started = hammer(() -> {
       int mine = 0;
       for (int i = 0; i < 2000; i++) {
@@ -63,17 +65,21 @@ class LimiterConcurrencyTest {
         AttemptRecord a = attempt(now);
         if (gate.tryAdmit(a, 0, now)) {
           if (ThreadLocalRandom.current().nextInt(3) == 0) {
-            gate.release(a, 0, Gate.NOT_STARTED, now); // a later gate refused it: the token goes back
+            // never started; the token goes back unless another was taken since
+            if (limiter.refund(a.marks[0])) {
+              givenBack.increment();
+            } else {
+              spentUnstarted.increment();
+            }
           } else {
             mine++;
-            gate.release(a, 0, Gate.SUCCEEDED, now);
           }
         }
       }
       return mine;
     });
-    assertThat(started + limiter.available()).isEqualTo(1000);
-    assertThat(limiter.inFlight()).isZero();
+    assertThat(givenBack.sum()).as("refunds succeed under contention too").isPositive();
+    assertThat(started + spentUnstarted.sum() + limiter.available()).isEqualTo(1000);
   }
 
   @Test
@@ -260,6 +266,54 @@ class LimiterConcurrencyTest {
     }
     assertThat(cancelledFirst + handedOverFirst).isEqualTo(rounds);
     System.out.printf("hand-over vs cancel: cancel won %d times, hand-over won %d times%n", cancelledFirst, handedOverFirst);
+  }
+
+  @Test
+  void aPermitFreedWhileARefusedAttemptGoesToWaitIsNeverLost() throws Exception {
+    int rounds = 5_000;
+    int grantedAtOnce = 0;
+    ExecutorService two = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < rounds; round++) {
+        Limiter limiter = Limiter.concurrency(1, Duration.ofSeconds(1));
+        Gate gate = limiter.gate();
+        AttemptRecord holder = attempt(0);
+        AttemptRecord late = attempt(0);
+        assertThat(gate.tryAdmit(holder, 0, 0)).isTrue();
+        assertThat(gate.tryAdmit(late, 0, 0)).isFalse();
+        AtomicInteger grants = new AtomicInteger();
+        AtomicBoolean grantedInsideAwait = new AtomicBoolean();
+        CyclicBarrier go = new CyclicBarrier(2);
+        Future<?> release = two.submit(() -> {
+          go.await();
+          gate.release(holder, 0, Gate.SUCCEEDED, 0);
+          return null;
+        });
+        Future<?> await = two.submit(() -> {
+          go.await();
+          Thread caller = Thread.currentThread();
+          assertThat(gate.await(late, 0, () -> {
+            grants.incrementAndGet();
+            grantedInsideAwait.set(Thread.currentThread() == caller);
+          })).isTrue();
+          return null;
+        });
+        release.get(10, TimeUnit.SECONDS);
+        await.get(10, TimeUnit.SECONDS);
+        // either the release found it queued and handed over, or await found the permit free: never stranded
+        assertThat(grants).as("round %d", round).hasValue(1);
+        assertThat(late.granted).isTrue();
+        assertThat(limiter.inFlight()).isEqualTo(1);
+        assertThat(limiter.queued()).isZero();
+        if (grantedInsideAwait.get()) {
+          grantedAtOnce++;
+        }
+      }
+    } finally {
+      two.shutdownNow();
+    }
+    System.out.printf("release vs await: granted inside await %d times, handed over %d times%n",
+        grantedAtOnce, rounds - grantedAtOnce);
   }
 
   @Test

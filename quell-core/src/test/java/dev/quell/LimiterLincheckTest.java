@@ -31,6 +31,7 @@ class LimiterLincheckTest {
    * through refill, the clamp at a full bucket, reservations and deadline refusals.
    */
   @Param(name = "t", gen = IntGen.class, conf = "0:8")
+  @Param(name = "k", gen = IntGen.class, conf = "-3:14")
   public static class RateOps {
     private final RateLimiter limiter = (RateLimiter) Limiter.rate(10, 2, Duration.ofMillis(250), new SteppingClock(BASE));
 
@@ -46,11 +47,15 @@ class LimiterLincheckTest {
       return admit(limiter, BASE + t * 50 * MS, 150 * MS);
     }
 
-    /** An admitted attempt never started: a token goes back (never above a full bucket). */
+    /**
+     * The admission that left the bucket empty at {@code BASE + 50·k ms} never started: its token goes
+     * back if it is still the latest. (An admission's mark is that instant; the generator names it.)
+     */
     @Operation
-    public void refund(@Param(name = "t") int t) {
-      long now = BASE + t * 50 * MS;
-      limiter.gate().release(attempt(now), 0, Gate.NOT_STARTED, now);
+    public void refund(@Param(name = "k") int k) {
+      AttemptRecord a = attempt(BASE);
+      a.marks[0] = BASE + k * 50 * MS;
+      limiter.gate().release(a, 0, Gate.NOT_STARTED, BASE);
     }
 
     @Operation
@@ -99,16 +104,6 @@ class LimiterLincheckTest {
       }
     }
 
-    @Operation
-    public void refund() {
-      tick.readLock().lock();
-      try {
-        long now = clock.nanoTime();
-        limiter.gate().release(attempt(now), 0, Gate.NOT_STARTED, now);
-      } finally {
-        tick.readLock().unlock();
-      }
-    }
 
     @Operation
     public int available() {

@@ -151,6 +151,45 @@ class RateLimiterTest {
   }
 
   @Test
+  void aTokenGivenBackAfterAnotherWasTakenIsSpentRatherThanShared() {
+    // burst 1: A is admitted at 0 and B at 150 ms; then A turns out never to have started. Had A never
+    // been admitted, B would have found the bucket empty after it at 150 ms: giving A's token back now
+    // would let C start beside B, two in one slot.
+    Limiter limiter = Limiter.rate(10, 1, clock);
+    Gate gate = limiter.gate();
+    long start = clock.nanoTime();
+    AttemptRecord a = attempt(start);
+    assertThat(gate.tryAdmit(a, 0, start)).isTrue();
+    long later = clock.advance(Duration.ofMillis(150));
+    AttemptRecord b = attempt(later);
+    assertThat(gate.tryAdmit(b, 0, later)).isTrue();
+    gate.release(a, 0, Gate.NOT_STARTED, later);
+    AttemptRecord c = attempt(later);
+    assertThat(gate.tryAdmit(c, 0, later)).isFalse();
+    assertThat(c.retryAfterNanos).isEqualTo(100 * MS);
+  }
+
+  @Test
+  void aReservationGivenBackWhileAnotherWaitsBehindItIsSpentRatherThanShared() {
+    Limiter limiter = Limiter.rate(10, 1, Duration.ofSeconds(1), clock);
+    Gate gate = limiter.gate();
+    long now = clock.nanoTime();
+    drain(limiter);
+    AttemptRecord first = attempt(now);
+    AttemptRecord second = attempt(now);
+    gate.tryAdmit(first, 0, now); // starts at 100 ms
+    gate.tryAdmit(second, 0, now); // starts at 200 ms
+    gate.release(first, 0, Gate.NOT_STARTED, now);
+    AttemptRecord third = attempt(now);
+    assertThat(gate.tryAdmit(third, 0, now)).isTrue();
+    assertThat(third.waitNanos).as("not 200 ms, beside the second").isEqualTo(300 * MS);
+    gate.release(third, 0, Gate.NOT_STARTED, now); // the latest one can be given back
+    AttemptRecord fourth = attempt(now);
+    assertThat(gate.tryAdmit(fourth, 0, now)).isTrue();
+    assertThat(fourth.waitNanos).isEqualTo(300 * MS);
+  }
+
+  @Test
   void attemptsThatStartedKeepTheirTokenHoweverTheyEnd() {
     for (int how : new int[] {Gate.SUCCEEDED, Gate.FAILED, Gate.TIMED_OUT, Gate.THROTTLED, Gate.REJECTED, Gate.CANCELLED}) {
       Limiter limiter = Limiter.rate(1, 2, clock);
