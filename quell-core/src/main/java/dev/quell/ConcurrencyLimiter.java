@@ -93,9 +93,10 @@ final class ConcurrencyLimiter extends Limiter {
 
   /**
    * Queues {@code attempt}. If a permit came free between its refusal and this call (an attempt
-   * ended while nobody was queued yet), it is granted at once instead: {@code granted} is set and
-   * {@code onGranted} runs on the calling thread, outside the lock, before this returns true —
-   * the one case where the callback does not run on a releasing thread.
+   * ended while nobody was queued yet), it is granted at once instead: {@code granted} is set before
+   * this returns true, and {@code onGranted} is <em>not</em> run — the caller is inside its own
+   * admission and may hold its own lock, so it checks {@code granted} and carries on. Only a
+   * hand-over by a releasing thread runs the callback.
    */
   boolean enqueue(AttemptRecord attempt, Runnable onGranted) {
     if (maxWaitNanos == 0) {
@@ -107,7 +108,7 @@ final class ConcurrencyLimiter extends Limiter {
         if (queuedOf(s) == 0 && inFlightOf(s) < limit) {
           if (state.compareAndSet(s, s + 1)) {
             attempt.granted = true;
-            break; // the callback runs below, outside the lock
+            return true;
           }
           continue;
         }
@@ -125,8 +126,6 @@ final class ConcurrencyLimiter extends Limiter {
         }
       }
     }
-    onGranted.run();
-    return true;
   }
 
   /**

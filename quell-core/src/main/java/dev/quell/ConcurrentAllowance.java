@@ -49,24 +49,39 @@ final class ConcurrentAllowance extends RetryBudget {
     return Math.max(minimum, calls * percentMicros / MICROS);
   }
 
+  /**
+   * Whether one more retry at {@code criticality} fits in state {@code s}. Lower levels leave a share
+   * of the allowance beyond the retry itself unspent, as every kind does: a budget with nothing in
+   * flight funds every level.
+   */
+  private boolean fits(long s, Criticality criticality) {
+    long allowed = allowance(callsOf(s));
+    long room = allowed - additionalOf(s);
+    return room >= 1 && room - 1 >= (long) Math.floor(criticality.reserve() * (allowed - 1));
+  }
+
   @Override
   public boolean trySpend(Criticality criticality) {
     while (true) {
       long s = state.get();
-      long allowed = allowance(callsOf(s));
-      int additional = additionalOf(s);
-      long room = allowed - additional;
-      if (room < 1) {
-        return false;
-      }
-      // a healthy budget (nothing spent) funds every level; otherwise lower levels leave their reserve
-      if (additional > 0 && room - 1 < criticality.reserve() * allowed) {
+      if (!fits(s, criticality)) {
         return false;
       }
       if (state.compareAndSet(s, s + 1)) {
         return true;
       }
     }
+  }
+
+  @Override
+  boolean wouldFund(Criticality criticality) {
+    return fits(state.get(), criticality);
+  }
+
+  /** 0 when a retry at this level fits now; -1 otherwise, because only traffic makes room. */
+  @Override
+  long retryAfterNanos(Criticality criticality) {
+    return fits(state.get(), criticality) ? 0 : -1;
   }
 
   @Override

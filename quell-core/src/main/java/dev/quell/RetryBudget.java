@@ -170,9 +170,8 @@ public abstract sealed class RetryBudget
    * calls count while they run. Nothing refills with time, and successes deposit nothing: the
    * allowance moves with the traffic in flight, so it reacts at once to a burst of calls, and a
    * slow dependency (long calls, many in flight) gets no more retries per call than a fast one.
-   * As with every kind, {@link Criticality#SHEDDABLE} work must leave half of the allowance and
-   * {@link Criticality#SHEDDABLE_PLUS} a quarter, except that a budget with nothing in flight funds
-   * every level. {@link #retryAfter()} is zero while there is room and empty otherwise: only calls
+   * As with every kind, a budget with nothing in flight funds every level, and as it fills,
+   * {@link Criticality#SHEDDABLE} work stops first, then {@link Criticality#SHEDDABLE_PLUS}. {@link #retryAfter()} is zero while there is room and empty otherwise: only calls
    * ending (or more calls starting) make room. Policies call it for you; counting calls in flight
    * is done by the policy, so this kind bounds only retries made through a {@link Resilience}.
    *

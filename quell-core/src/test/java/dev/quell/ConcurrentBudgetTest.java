@@ -72,15 +72,34 @@ class ConcurrentBudgetTest {
   @Test
   void lowerCriticalitiesLeaveTheirReserveButAHealthyBudgetFundsEveryLevel() {
     RetryBudget budget = RetryBudget.concurrent(0.2, 0);
-    startCalls(budget, 40); // allowance 8
-    assertThat(spendAll(budget, Criticality.SHEDDABLE)).isEqualTo(4); // leaves half
-    assertThat(spendAll(budget, Criticality.SHEDDABLE_PLUS)).isEqualTo(2); // leaves a quarter
+    startCalls(budget, 45); // allowance 9
+    // as for every kind, a level's reserve is its share of the allowance beyond the retry itself
+    assertThat(spendAll(budget, Criticality.SHEDDABLE)).isEqualTo(5); // leaves half of 8
+    assertThat(spendAll(budget, Criticality.SHEDDABLE_PLUS)).isEqualTo(2); // leaves a quarter of 8
     assertThat(spendAll(budget, Criticality.CRITICAL)).isEqualTo(2);
 
     RetryBudget small = RetryBudget.concurrent(0.2, 1);
     startCalls(small, 1); // allowance 1: a healthy budget still funds background work
     assertThat(small.trySpend(Criticality.SHEDDABLE)).isTrue();
     assertThat(small.trySpend(Criticality.CRITICAL_PLUS)).isFalse();
+  }
+
+  @Test
+  void theCoreCanAskWithoutChargingAndLearnsThatOnlyTrafficMakesRoom() {
+    RetryBudget budget = RetryBudget.concurrent(0.2, 3);
+    assertThat(budget.wouldFund(Criticality.SHEDDABLE)).isTrue();
+    assertThat(budget.wouldFund(Criticality.SHEDDABLE)).as("asking charges nothing").isTrue();
+    assertThat(budget.retryAfterNanos(Criticality.CRITICAL)).isZero();
+    assertThat(budget.trySpend(Criticality.CRITICAL)).isTrue();
+    assertThat(budget.trySpend(Criticality.CRITICAL)).isTrue();
+    assertThat(budget.wouldFund(Criticality.SHEDDABLE)).as("2 of 3 in flight: past half").isFalse();
+    assertThat(budget.retryAfterNanos(Criticality.SHEDDABLE)).isEqualTo(-1);
+    assertThat(budget.wouldFund(Criticality.CRITICAL)).isTrue();
+    assertThat(budget.trySpend(Criticality.CRITICAL)).isTrue();
+    assertThat(budget.wouldFund(Criticality.CRITICAL_PLUS)).isFalse();
+    assertThat(budget.retryAfterNanos(Criticality.CRITICAL_PLUS)).isEqualTo(-1);
+    budget.additionalEnded();
+    assertThat(budget.retryAfterNanos(Criticality.CRITICAL)).isZero();
   }
 
   @Test

@@ -250,6 +250,7 @@ class LimiterProperties {
           Criticality c = Criticality.values()[s.a % 4];
           long allowance = Math.max(minimum, (long) Math.floor(calls * percent + 1e-9));
           boolean healthy = additional == 0 && allowance >= 1;
+          assertThat(budget.wouldFund(c)).isEqualTo(budget.retryAfterNanos(c) == 0);
           if (budget.trySpend(c)) {
             additional++;
             assertThat((long) additional).isLessThanOrEqualTo(allowance);

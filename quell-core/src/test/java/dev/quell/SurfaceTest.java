@@ -70,7 +70,7 @@ class SurfaceTest {
   /** The public types of {@code dev.quell}; docs/policy.md, "The public surface", lists the same. */
   static final Set<String> PUBLIC_TYPES = Set.of(
       "Attempt", "AttemptTimeoutException", "Backoff", "CallRejectedException", "Classifier", "Criticality",
-      "DeadlineExceededException", "Draining", "Hedge", "Jitter", "MeasuredTiming", "Outcome", "PolicyScope", "RateLimitedException",
-      "Resilience", "ResilienceConfigurationException", "ResilienceContext", "ResilienceEvent", "ResilienceException",
+      "DeadlineExceededException", "Draining", "Hedge", "Jitter", "Limiter", "MeasuredTiming", "Outcome", "PolicyScope",
+      "RateLimitedException", "Resilience", "ResilienceConfigurationException", "ResilienceContext", "ResilienceEvent", "ResilienceException",
       "ResilienceListener", "RetryBudget", "StopReason", "TimeSource", "Verdict");
 }
