@@ -41,6 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #feedback()}: gRPC's retry throttling (gRFC A6): failures take a token, successes
  *       add {@code tokenRatio}, retries are allowed while more than half the tokens remain.
  *   <li>{@link #replenishing(int, Duration)}: a fixed allowance of retries per time window.
+ *   <li>{@link #concurrent()}: Envoy's model: retries and hedges in flight at most a share of the
+ *       calls in flight, never below a minimum.
  *   <li>{@link #NONE}: no bound beyond the policy's attempts and deadline.
  *   <li>{@link #AUTOMATIC}: the default on every policy, a token bucket private to the policy instance.
  * </ul>
@@ -49,7 +51,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code [0, capacity]}, and no deposit is lost under any number of threads.
  */
 public abstract sealed class RetryBudget
-    permits TokenBucket, FeedbackThrottle, ReplenishingAllowance, RetryBudget.Unbounded, RetryBudget.Automatic {
+    permits TokenBucket, FeedbackThrottle, ReplenishingAllowance, ConcurrentAllowance, RetryBudget.Unbounded,
+        RetryBudget.Automatic {
 
   /** The default share of successful traffic that funds retries: 10%. */
   public static final double DEFAULT_FRACTION = 0.1;
@@ -153,6 +156,32 @@ public abstract sealed class RetryBudget
    */
   public static RetryBudget replenishing(int maxTokens, Duration period, TimeSource timeSource) {
     return new ReplenishingAllowance("allowance-" + ANONYMOUS.incrementAndGet(), maxTokens, period, timeSource);
+  }
+
+  /** Envoy's defaults: retries and hedges in flight at most 20% of the calls in flight, never fewer than 3. */
+  public static RetryBudget concurrent() {
+    return concurrent(0.2, 3);
+  }
+
+  /**
+   * A budget on what is in flight rather than on a rate (Envoy's retry budget): retries and hedges
+   * in flight at most {@code percent} of the calls in flight, never fewer than {@code minimum}.
+   * A retry or hedge takes room when it is funded and gives it back when it ends, however it ends;
+   * calls count while they run. Nothing refills with time, and successes deposit nothing: the
+   * allowance moves with the traffic in flight, so it reacts at once to a burst of calls, and a
+   * slow dependency (long calls, many in flight) gets no more retries per call than a fast one.
+   * As with every kind, a budget with nothing in flight funds every level, and as it fills,
+   * {@link Criticality#SHEDDABLE} work stops first, then {@link Criticality#SHEDDABLE_PLUS}. {@link #retryAfter()} is zero while there is room and empty otherwise: only calls
+   * ending (or more calls starting) make room. Policies call it for you; counting calls in flight
+   * is done by the policy, so this kind bounds only retries made through a {@link Resilience}.
+   *
+   * @param percent the share of calls in flight, as a fraction in (0, 1]: 0.2 means 20%
+   * @param minimum retries and hedges always allowed in flight, in [0, 1000000]; it keeps a
+   *     low-traffic client able to retry
+   * @throws ResilienceConfigurationException naming each parameter that is out of range
+   */
+  public static RetryBudget concurrent(double percent, int minimum) {
+    return new ConcurrentAllowance("concurrent-" + ANONYMOUS.incrementAndGet(), percent, minimum);
   }
 
   /** Asks to fund one retry or hedge of a {@link Criticality#CRITICAL} call; if granted, it is charged. */

@@ -70,8 +70,8 @@ class SurfaceTest {
   /** The public types of {@code dev.quell}; docs/policy.md, "The public surface", lists the same. */
   static final Set<String> PUBLIC_TYPES = Set.of(
       "Attempt", "AttemptTimeoutException", "Backoff", "CallRejectedException", "CircuitBreaker", "Classifier",
-      "Criticality", "DeadlineExceededException", "Draining", "Hedge", "Jitter", "MeasuredTiming", "Outcome",
-      "PolicyScope", "RateLimitedException",
+      "Criticality", "DeadlineExceededException", "Draining", "Hedge", "Jitter", "Limiter", "MeasuredTiming",
+      "Outcome", "PolicyScope", "RateLimitedException",
       "Resilience", "ResilienceConfigurationException", "ResilienceContext", "ResilienceEvent", "ResilienceException",
       "ResilienceListener", "RetryBudget", "StopReason", "TimeSource", "Verdict");
 }

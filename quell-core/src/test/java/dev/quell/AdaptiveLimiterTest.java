@@ -1,0 +1,272 @@
+package dev.quell;
+
+import static dev.quell.Attempts.attempt;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.quell.Limiter.AdaptiveConfig;
+import dev.quell.Limiter.AdaptiveConfig.Mode;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AdaptiveLimiterTest {
+  private static final long MS = 1_000_000L;
+  private long now = 1_000 * MS;
+
+  @Test
+  void theDefaultsAreNetflixsAimd() {
+    AdaptiveConfig c = AdaptiveConfig.DEFAULT;
+    assertThat(c.mode()).isEqualTo(Mode.LOSS);
+    assertThat(c.initialLimit()).isEqualTo(20);
+    assertThat(c.minLimit()).isEqualTo(20);
+    assertThat(c.maxLimit()).isEqualTo(200);
+    assertThat(c.backoffRatio()).isEqualTo(0.9);
+    Limiter limiter = Limiter.adaptive();
+    assertThat(limiter.limit()).isEqualTo(20);
+    assertThat(limiter.name()).startsWith("adaptive-");
+  }
+
+  @Test
+  void admitsUpToTheLimitAndRefusesWithoutARetryAfter() {
+    Limiter limiter = Limiter.adaptive(AdaptiveConfig.DEFAULT.withMinLimit(1).withInitialLimit(3));
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter.gate().tryAdmit(attempt(now), 0, now)).isTrue();
+    }
+    AttemptRecord refused = attempt(now);
+    assertThat(limiter.gate().tryAdmit(refused, 0, now)).isFalse();
+    assertThat(refused.retryAfterNanos).isEqualTo(-1);
+    assertThat(limiter.gate().refusal()).isEqualTo(StopReason.LIMITED);
+    assertThat(limiter.inFlight()).isEqualTo(3);
+    assertThat(limiter.available()).isZero();
+  }
+
+  @Test
+  void failuresTimeoutsAndThrottlingShrinkTheLimitByTheBackoffRatioDownToTheMinimum() {
+    AdaptiveLimiter limiter = loss(5, 20, 200);
+    end(limiter, Gate.FAILED);
+    assertThat(limiter.exactLimit()).isEqualTo(18.0);
+    end(limiter, Gate.TIMED_OUT);
+    assertThat(limiter.exactLimit()).isCloseTo(16.2, within(1e-9));
+    end(limiter, Gate.THROTTLED);
+    assertThat(limiter.exactLimit()).isCloseTo(14.58, within(1e-9));
+    assertThat(limiter.limit()).isEqualTo(14);
+    for (int i = 0; i < 50; i++) {
+      end(limiter, Gate.FAILED);
+    }
+    assertThat(limiter.exactLimit()).isEqualTo(5.0);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void successesGrowTheLimitByOneOnlyWhileAtLeastHalfOfItIsInUse() {
+    AdaptiveLimiter limiter = loss(5, 20, 200);
+    end(limiter, Gate.SUCCEEDED); // alone in flight: 1 × 2 < 20, the limit is not being tested
+    assertThat(limiter.exactLimit()).isEqualTo(20.0);
+    List<AttemptRecord> ten = admit(limiter, 10); // the tenth met 10 in flight: 10 × 2 ≥ 20
+    for (AttemptRecord a : ten) {
+      limiter.gate().release(a, 0, Gate.SUCCEEDED, now);
+    }
+    assertThat(limiter.exactLimit()).isEqualTo(21.0);
+    List<AttemptRecord> twenty = admit(limiter, 20);
+    for (AttemptRecord a : twenty) {
+      limiter.gate().release(a, 0, Gate.SUCCEEDED, now);
+    }
+    assertThat(limiter.exactLimit()).isEqualTo(21.0 + 10); // those admitted 11th to 20th each add one
+  }
+
+  @Test
+  void aPermanentErrorIsAnAnswerAndGrowsLikeASuccess() {
+    AdaptiveLimiter limiter = loss(1, 2, 10);
+    List<AttemptRecord> both = admit(limiter, 2);
+    limiter.gate().release(both.get(0), 0, Gate.REJECTED, now);
+    limiter.gate().release(both.get(1), 0, Gate.REJECTED, now);
+    assertThat(limiter.exactLimit()).isEqualTo(4.0);
+  }
+
+  @Test
+  void cancelledAttemptsAndAttemptsThatNeverStartedAreNeutral() {
+    AdaptiveLimiter limiter = loss(1, 4, 10);
+    List<AttemptRecord> all = admit(limiter, 4);
+    limiter.gate().release(all.get(0), 0, Gate.CANCELLED, now);
+    limiter.gate().release(all.get(1), 0, Gate.NOT_STARTED, now);
+    limiter.gate().release(all.get(2), 0, Gate.CANCELLED, now);
+    limiter.gate().release(all.get(3), 0, Gate.NOT_STARTED, now);
+    assertThat(limiter.exactLimit()).isEqualTo(4.0);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void theLimitNeverRisesAboveTheMaximum() {
+    AdaptiveLimiter limiter = loss(1, 2, 3);
+    for (int round = 0; round < 10; round++) {
+      for (AttemptRecord a : admit(limiter, limiter.limit())) {
+        limiter.gate().release(a, 0, Gate.SUCCEEDED, now);
+      }
+    }
+    assertThat(limiter.exactLimit()).isEqualTo(3.0);
+  }
+
+  @Test
+  void aLimitThatFallsBelowWhatIsInFlightRefusesUntilEnoughEnd() {
+    AdaptiveLimiter limiter = loss(1, 10, 10);
+    List<AttemptRecord> ten = admit(limiter, 10);
+    limiter.gate().release(ten.get(0), 0, Gate.TIMED_OUT, now); // 9 in flight, limit 9
+    limiter.gate().release(ten.get(1), 0, Gate.TIMED_OUT, now); // 8 in flight, limit 8.1
+    assertThat(limiter.limit()).isEqualTo(8);
+    assertThat(limiter.available()).isZero();
+    assertThat(limiter.gate().tryAdmit(attempt(now), 0, now)).isFalse();
+    limiter.gate().release(ten.get(2), 0, Gate.CANCELLED, now);
+    assertThat(limiter.gate().tryAdmit(attempt(now), 0, now)).isTrue();
+  }
+
+  @Test
+  void gradientModeGrowsWhileLatencyHoldsAndShrinksWhenItRises() {
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(
+        AdaptiveConfig.gradient().withMinLimit(4).withInitialLimit(20).withMaxLimit(100));
+    for (int i = 0; i < 200; i++) {
+      loadedEnd(limiter, 10 * MS, Gate.SUCCEEDED); // steady 10 ms with the limit in use
+    }
+    double grown = limiter.exactLimit();
+    assertThat(grown).isGreaterThan(20.0);
+    for (int i = 0; i < 20; i++) {
+      loadedEnd(limiter, 40 * MS, Gate.SUCCEEDED); // latency four times the long-run average: queueing
+    }
+    assertThat(limiter.exactLimit()).isLessThan(grown * 0.5);
+    assertThat(limiter.exactLimit()).isGreaterThanOrEqualTo(4.0);
+  }
+
+  @Test
+  void gradientModeHoldsTheLimitWhenItIsNotInUse() {
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.gradient());
+    for (int i = 0; i < 50; i++) {
+      AttemptRecord a = attempt(now - 10 * MS);
+      limiter.gate().tryAdmit(a, 0, now - 10 * MS);
+      limiter.gate().release(a, 0, Gate.SUCCEEDED, now);
+    }
+    assertThat(limiter.exactLimit()).isEqualTo(20.0);
+  }
+
+  @Test
+  void gradientModeStillShrinksOnLossAndIgnoresCancellations() {
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.gradient().withMinLimit(1));
+    loadedEnd(limiter, 10 * MS, Gate.THROTTLED);
+    assertThat(limiter.exactLimit()).isEqualTo(18.0);
+    loadedEnd(limiter, 500 * MS, Gate.CANCELLED);
+    loadedEnd(limiter, 500 * MS, Gate.REJECTED);
+    assertThat(limiter.exactLimit()).isEqualTo(18.0);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void theConfigurationIsAnImmutableValue() {
+    AdaptiveConfig base = AdaptiveConfig.DEFAULT;
+    AdaptiveConfig changed = base.withMinLimit(2).withInitialLimit(5).withMaxLimit(50).withBackoffRatio(0.5)
+        .withMode(Mode.GRADIENT).withTolerance(2).withSmoothing(1).withLongWindow(100);
+    assertThat(base).isEqualTo(AdaptiveConfig.DEFAULT);
+    assertThat(base.minLimit()).isEqualTo(20);
+    assertThat(changed.minLimit()).isEqualTo(2);
+    assertThat(changed.initialLimit()).isEqualTo(5);
+    assertThat(changed.maxLimit()).isEqualTo(50);
+    assertThat(changed.backoffRatio()).isEqualTo(0.5);
+    assertThat(changed.mode()).isEqualTo(Mode.GRADIENT);
+    assertThat(changed.tolerance()).isEqualTo(2.0);
+    assertThat(changed.smoothing()).isEqualTo(1.0);
+    assertThat(changed.longWindow()).isEqualTo(100);
+    assertThat(changed).isEqualTo(base.withMinLimit(2).withInitialLimit(5).withMaxLimit(50).withBackoffRatio(0.5)
+        .withMode(Mode.GRADIENT).withTolerance(2).withSmoothing(1).withLongWindow(100));
+    assertThat(changed.hashCode()).isEqualTo(changed.withMode(Mode.GRADIENT).hashCode());
+    assertThat(changed).isNotEqualTo(changed.withLongWindow(101));
+    assertThat(AdaptiveConfig.gradient()).isEqualTo(base.withMode(Mode.GRADIENT));
+    assertThat(changed.toString()).contains("GRADIENT", "min=2", "tolerance=2.0");
+    assertThat(base.toString()).doesNotContain("tolerance");
+  }
+
+  @Test
+  void eachSettingRejectsBadValuesByName() {
+    AdaptiveConfig c = AdaptiveConfig.DEFAULT;
+    assertThatThrownBy(() -> c.withBackoffRatio(0.49)).isInstanceOf(ResilienceConfigurationException.class)
+        .hasMessageContaining("adaptive backoffRatio was 0.49");
+    assertThatThrownBy(() -> c.withBackoffRatio(1.0)).hasMessageContaining("backoffRatio was 1.0");
+    assertThatThrownBy(() -> c.withBackoffRatio(Double.NaN)).hasMessageContaining("backoffRatio was NaN");
+    assertThatThrownBy(() -> c.withMinLimit(0)).hasMessageContaining("adaptive minLimit was 0");
+    assertThatThrownBy(() -> c.withMaxLimit(-1)).hasMessageContaining("adaptive maxLimit was -1");
+    assertThatThrownBy(() -> c.withInitialLimit(Integer.MAX_VALUE))
+        .hasMessageContaining("adaptive initialLimit was 2147483647");
+    assertThatThrownBy(() -> c.withTolerance(0.9)).hasMessageContaining("adaptive tolerance was 0.9");
+    assertThatThrownBy(() -> c.withTolerance(Double.POSITIVE_INFINITY)).hasMessageContaining("tolerance was Infinity");
+    assertThatThrownBy(() -> c.withSmoothing(0)).hasMessageContaining("adaptive smoothing was 0.0");
+    assertThatThrownBy(() -> c.withSmoothing(Double.NaN)).hasMessageContaining("smoothing was NaN");
+    assertThatThrownBy(() -> c.withLongWindow(9)).hasMessageContaining("adaptive longWindow was 9");
+    assertThatThrownBy(() -> c.withMode((Mode) nothing())).hasMessageContaining("adaptive mode was null");
+    assertThatThrownBy(() -> Limiter.adaptive((AdaptiveConfig) nothing()))
+        .hasMessageContaining("adaptive limiter config was null");
+  }
+
+  @Test
+  void inconsistentLimitsAreRejectedWhenTheLimiterIsBuiltWhateverTheOrderOfTheSettings() {
+    AdaptiveConfig raisedFloor = AdaptiveConfig.DEFAULT.withMaxLimit(10); // fine so far: initial and min are 20
+    ResilienceConfigurationException e = catchThrowableOfType(() -> Limiter.adaptive(raisedFloor),
+        ResilienceConfigurationException.class);
+    assertThat(e.problems()).containsExactly(
+        "adaptive minLimit was 20: must not be above maxLimit (10)",
+        "adaptive initialLimit was 20: must be in [minLimit, maxLimit] = [20, 10]");
+    assertThat(Limiter.adaptive(raisedFloor.withMinLimit(1).withInitialLimit(10)).limit()).isEqualTo(10);
+    assertThatThrownBy(() -> Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(201)))
+        .hasMessageContaining("initialLimit was 201");
+  }
+
+  @Test
+  void theLargestLimitsWorkWithoutOverflow() {
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT
+        .withMaxLimit(AdaptiveConfig.MAX_LIMIT).withInitialLimit(AdaptiveConfig.MAX_LIMIT));
+    assertThat(limiter.limit()).isEqualTo(AdaptiveConfig.MAX_LIMIT);
+    AttemptRecord a = attempt(now); // one record for all: only its mark (the last in-flight count) is read
+    for (int i = 0; i < 600_000; i++) {
+      assertThat(limiter.gate().tryAdmit(a, 0, now)).isTrue();
+    }
+    assertThat(limiter.inFlight()).isEqualTo(600_000);
+    for (int i = 0; i < 600_000; i++) {
+      limiter.gate().release(a, 0, Gate.SUCCEEDED, now);
+    }
+    assertThat(limiter.limit()).isEqualTo(AdaptiveConfig.MAX_LIMIT);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  private AdaptiveLimiter loss(int min, int initial, int max) {
+    return (AdaptiveLimiter) Limiter.adaptive(
+        AdaptiveConfig.DEFAULT.withMinLimit(min).withMaxLimit(max).withInitialLimit(initial));
+  }
+
+  private void end(AdaptiveLimiter limiter, int how) {
+    AttemptRecord a = attempt(now);
+    assertThat(limiter.gate().tryAdmit(a, 0, now)).isTrue();
+    limiter.gate().release(a, 0, how, now);
+  }
+
+  /** One attempt of {@code rtt} ending as {@code how}, admitted while the limit was fully in use. */
+  private void loadedEnd(AdaptiveLimiter limiter, long rtt, int how) {
+    AttemptRecord a = attempt(now);
+    assertThat(limiter.gate().tryAdmit(a, 0, now)).isTrue();
+    a.marks[0] = limiter.limit(); // as if it met a full house
+    a.startNanos = now;
+    now += rtt;
+    limiter.gate().release(a, 0, how, now);
+  }
+
+  private List<AttemptRecord> admit(Limiter limiter, int n) {
+    List<AttemptRecord> admitted = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      AttemptRecord a = attempt(now);
+      assertThat(limiter.gate().tryAdmit(a, 0, now)).as("attempt %d", i).isTrue();
+      admitted.add(a);
+    }
+    return admitted;
+  }
+
+  private static Object nothing() {
+    return null;
+  }
+}
