@@ -661,6 +661,10 @@ final class Call {
         queuedGate = i;
         phase = QUEUED;
         if (bound > 0 && g[i].await(r, i, () -> granted(r))) {
+          if (r.granted) {
+            continueAfterQueue(r, now); // a permit came free as it queued: handed over at once
+            return;
+          }
           wakeFor = WAKE_QUEUE;
           Draining.watch(this);
           outbox(FX_WAKE, null, bound, ++wakeToken);
@@ -673,6 +677,10 @@ final class Call {
       }
       refused(r, g[i].refusal(), r.retryAfterNanos, now);
       return;
+    }
+    if (r.waitNanos > 0) {
+      // a rate permit reserved for later: wait what is left of it (time queued for a bulkhead counts)
+      r.waitNanos = Math.max(0, r.waitNanos - (now - r.admittedNanos));
     }
     if (r.waitNanos > 0) {
       if (r.waitNanos >= r.timeoutNanos) {

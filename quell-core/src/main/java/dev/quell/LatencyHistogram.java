@@ -14,8 +14,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * fiftieth of a slice, at most 100 ms), so that a call asking for its hedge delay or attempt ceiling
  * pays a volatile read, not a scan.
  *
- * <p>Thread-safe. Approximate by design where it is cheap to be: a sample that races with its
- * slice's clearing may be lost, which moves a quantile by at most one sample's weight.
+ * <p>Thread-safe: a slice is cleared before its new epoch is published, and samples for that epoch
+ * wait the moment the clearing takes, so none is lost. (A sample delayed by a whole slice's time
+ * between reading the clock and counting could land in the slice's next epoch: a window edge off by
+ * one sample.)
  */
 final class LatencyHistogram {
   private static final int SUB_BITS = 3;
@@ -81,21 +83,35 @@ final class LatencyHistogram {
     return ((long) (SUB + sub + 1) << (exp - SUB_BITS)) - 1;
   }
 
+  /** A slice being cleared for a new epoch: samples wait the moment it takes. */
+  private static final long ROTATING = Long.MIN_VALUE;
+
   /** Records one successful attempt's latency, measured at {@code now}. */
   void record(long latencyNanos, long now) {
     long epoch = Math.floorDiv(now - origin, sliceNanos);
     int slot = (int) Math.floorMod(epoch, SLICES);
     AtomicLong e = epochs[slot];
-    long seen = e.get();
-    if (seen != epoch) {
+    while (true) {
+      long seen = e.get();
+      if (seen == epoch) {
+        break;
+      }
+      if (seen == ROTATING) {
+        Thread.onSpinWait(); // another sample is clearing the slice for this epoch
+        continue;
+      }
       if (seen > epoch) {
         return; // a reading from a slice that has already been reused: too old to count
       }
-      if (e.compareAndSet(seen, epoch)) {
-        AtomicLongArray c = counts[slot];
-        for (int i = 0; i < BUCKETS; i++) {
-          c.set(i, 0);
+      if (e.compareAndSet(seen, ROTATING)) {
+        if (seen >= 0) {
+          AtomicLongArray c = counts[slot];
+          for (int i = 0; i < BUCKETS; i++) {
+            c.set(i, 0);
+          }
         }
+        e.set(epoch); // cleared before it is published: no sample of the new epoch is wiped
+        break;
       }
     }
     counts[slot].incrementAndGet(bucket(Math.max(0, latencyNanos)));
@@ -169,7 +185,7 @@ final class LatencyHistogram {
     long total = 0;
     for (int s = 0; s < SLICES; s++) {
       long epoch = epochs[s].get();
-      if (epoch < 0 || epoch > current || current - epoch >= SLICES) {
+      if (epoch < 0 || epoch > current || current - epoch >= SLICES) { // (ROTATING is negative)
         continue; // empty, or aged out of the window
       }
       AtomicLongArray c = counts[s];

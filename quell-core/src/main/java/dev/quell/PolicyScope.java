@@ -72,7 +72,17 @@ public final class PolicyScope<K> {
     synchronized (policies) {
       Resilience p = policies.get(key);
       if (p == null) {
-        p = template.withName(template.name() + ":" + key);
+        String name = template.name() + ":" + key;
+        p = template.withName(name);
+        if (p.limiters().stream().anyMatch(l -> l instanceof AdaptiveLimiter)) {
+          // an adaptive limit learns one dependency's capacity: each key learns its own
+          p = p.with(s -> {
+            s.clearLimiters();
+            for (Limiter l : template.limiters()) {
+              s.limiter(l instanceof AdaptiveLimiter ? l.copy(name) : l);
+            }
+          });
+        }
         policies.put(key, p);
       }
       return p;
@@ -112,6 +122,19 @@ public final class PolicyScope<K> {
     synchronized (policies) {
       Map<K, CircuitBreaker> view = new LinkedHashMap<>();
       policies.forEach((k, p) -> p.breaker().ifPresent(b -> view.put(k, b)));
+      return view;
+    }
+  }
+
+  /**
+   * A snapshot of each key's own adaptive limit, least recently used first (empty when the template
+   * has no adaptive limiter). Rate limiters and bulkheads are shared by every key, as given.
+   */
+  public Map<K, Limiter> adaptiveLimits() {
+    synchronized (policies) {
+      Map<K, Limiter> view = new LinkedHashMap<>();
+      policies.forEach((k, p) -> p.limiters().stream().filter(l -> l instanceof AdaptiveLimiter).findFirst()
+          .ifPresent(l -> view.put(k, l)));
       return view;
     }
   }

@@ -137,6 +137,11 @@ final class RateLimiter extends Limiter {
     return gate;
   }
 
+  /** The clock it refills from: the core's {@code now} must come from the same one. */
+  TimeSource timeSource() {
+    return time;
+  }
+
   @Override
   Limiter copy(String name) {
     return new RateLimiter(name, perSecond, burst, maxWaitNanos, time);

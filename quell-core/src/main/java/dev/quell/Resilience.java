@@ -82,6 +82,8 @@ public final class Resilience {
   private final @Nullable Object breakerSetting;
   /** The live breaker every call of this instance asks, or null. */
   private final @Nullable CircuitBreaker liveBreaker;
+  /** The limiters, in the order given (the gates put rate limiters before concurrency limits). */
+  private final List<Limiter> limiters;
 
   // derived, not configuration
   final long deadlineNanos;
@@ -126,6 +128,7 @@ public final class Resilience {
     this.hedge = s.hedge;
     this.discard = s.discard;
     this.measuredTiming = s.measuredTiming;
+    this.limiters = List.copyOf(s.limiters);
     this.breakerSetting = s.breaker;
     this.liveBreaker = s.breaker instanceof CircuitBreaker ? (CircuitBreaker) s.breaker
         : s.breaker instanceof CircuitBreaker.Config ? CircuitBreaker.of(name, (CircuitBreaker.Config) s.breaker, timeSource)
@@ -147,7 +150,17 @@ public final class Resilience {
     this.observers = fast.toArray(new CallObserver[0]);
     List<Gate> g = new ArrayList<>();
     if (liveBreaker != null) {
-      g.add(liveBreaker.gate()); // the order of SPEC §5: breaker, limiters, budget last
+      g.add(liveBreaker.gate()); // the order of SPEC §5: breaker, rate, concurrency, budget last
+    }
+    for (Limiter l : limiters) {
+      if (l instanceof RateLimiter) {
+        g.add(l.gate());
+      }
+    }
+    for (Limiter l : limiters) {
+      if (!(l instanceof RateLimiter)) {
+        g.add(l.gate());
+      }
     }
     int budgetIndex = -1;
     if (!liveBudget.isUnbounded()) {
@@ -442,6 +455,23 @@ public final class Resilience {
     return with(Settings::noBreaker);
   }
 
+  /**
+   * A copy that also asks {@code limiter} before every attempt: a rate limiter, a bulkhead or an
+   * adaptive concurrency limit (see {@link Limiter}). Limiters are live objects, shared by every
+   * policy (and every {@link PolicyScope} key) you give them to — except an adaptive limit in a
+   * scope, which each key learns for itself. Rate limiters are asked before concurrency limits,
+   * whatever the order given; a refusal ends the call with {@link StopReason#LIMITED} after the
+   * guarded pause, and is never charged to the budget.
+   */
+  public Resilience withLimiter(Limiter limiter) {
+    return with(s -> s.limiter(limiter));
+  }
+
+  /** A copy without limiters. */
+  public Resilience withoutLimiters() {
+    return with(Settings::clearLimiters);
+  }
+
   /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
   public Resilience withTimeSource(TimeSource timeSource) {
     return with(s -> s.timeSource(timeSource));
@@ -494,6 +524,9 @@ public final class Resilience {
 
   /** The live circuit breaker this policy instance asks before every attempt, if any. */
   public Optional<CircuitBreaker> breaker() { return Optional.ofNullable(liveBreaker); }
+
+  /** The limiters this policy asks, in the order given. */
+  public List<Limiter> limiters() { return limiters; }
 
   /** The breaker's configuration: this instance's own, or the shared breaker's. */
   public Optional<CircuitBreaker.Config> breakerConfig() {
@@ -621,13 +654,13 @@ public final class Resilience {
         && timeSource.equals(r.timeSource) && useAmbientDeadline == r.useAmbientDeadline
         && useAmbientCriticality == r.useAmbientCriticality && Objects.equals(hedge, r.hedge)
         && Objects.equals(discard, r.discard) && Objects.equals(measuredTiming, r.measuredTiming)
-        && Objects.equals(breakerSetting, r.breakerSetting);
+        && Objects.equals(breakerSetting, r.breakerSetting) && limiters.equals(r.limiters);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, attempts, deadline, attemptTimeout, backoff, classifier, budget, listeners, timeSource,
-        useAmbientDeadline, useAmbientCriticality, hedge, discard, measuredTiming, breakerSetting);
+        useAmbientDeadline, useAmbientCriticality, hedge, discard, measuredTiming, breakerSetting, limiters);
   }
 
   @Override
@@ -658,6 +691,7 @@ public final class Resilience {
     private @Nullable Consumer<Object> discard;
     private @Nullable MeasuredTiming measuredTiming;
     private @Nullable Object breaker;
+    private final List<Limiter> limiters = new ArrayList<>();
     /** deadline(...) or attemptTimeout(...) was called (with null, it is an error, not "none"). */
     private boolean deadlineSet;
     private boolean attemptTimeoutSet;
@@ -681,6 +715,7 @@ public final class Resilience {
       discard = from.discard;
       measuredTiming = from.measuredTiming;
       breaker = from.breakerSetting;
+      limiters.addAll(from.limiters);
     }
 
     private Settings open() {
@@ -763,6 +798,18 @@ public final class Resilience {
     /** No circuit breaker. */
     public Settings noBreaker() { open().breaker = null; return this; }
 
+    /** Adds a limiter (a given one once only); see {@link Resilience#withLimiter}. */
+    public Settings limiter(Limiter limiter) {
+      Objects.requireNonNull(limiter, "limiter");
+      if (!open().limiters.contains(limiter)) {
+        limiters.add(limiter);
+      }
+      return this;
+    }
+
+    /** Removes every limiter. */
+    public Settings clearLimiters() { open().limiters.clear(); return this; }
+
     /** Measured attempt timeouts; see {@link MeasuredTiming}. */
     public Settings measuredTiming(MeasuredTiming timing) {
       open().measuredTiming = Objects.requireNonNull(timing, "measuredTiming");
@@ -801,6 +848,13 @@ public final class Resilience {
       p.require(timeSource != null, "timeSource", null, "must not be null");
       if (hedge != null) {
         p.require(attempts > 1, "hedge", hedge, "needs attempts of 2 or more: every hedge is an attempt");
+      }
+      for (Limiter l : limiters) {
+        if (l instanceof RateLimiter && timeSource != null) {
+          p.require(((RateLimiter) l).timeSource() == timeSource, "limiter", l.name(),
+              "refills from " + ((RateLimiter) l).timeSource() + " but the policy runs on " + timeSource
+                  + ": build it with Limiter.rate(perSecond, burst, timeSource)");
+        }
       }
       if (breaker instanceof CircuitBreaker && timeSource != null) {
         CircuitBreaker b = (CircuitBreaker) breaker;

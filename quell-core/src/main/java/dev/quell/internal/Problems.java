@@ -50,7 +50,11 @@ public final class Problems {
   static String render(@Nullable Object value) {
     if (value instanceof Duration) {
       Duration d = (Duration) value;
-      return d.isNegative() || d.toNanos() % 1_000_000 != 0 ? d.toString() : d.toMillis() + " ms";
+      // whole milliseconds read as "250 ms"; anything else (negative, sub-millisecond, too long to
+      // count in nanoseconds) in ISO form, which never overflows
+      boolean wholeMillis = !d.isNegative() && d.getSeconds() < Long.MAX_VALUE / 1_000_000_000L
+          && d.getNano() % 1_000_000 == 0;
+      return wholeMillis ? d.toMillis() + " ms" : d.toString();
     }
     return String.valueOf(value);
   }
