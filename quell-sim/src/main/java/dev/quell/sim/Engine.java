@@ -146,11 +146,18 @@ final class Engine {
   }
 
   SimulationReport run() {
-    clock.schedule(arrival, gap());
-    clock.schedule(sampler, Math.min(end, SECOND));
-    clock.run(end, () -> failure != null);
-    if (failure == null && pending > 0) {
-      clock.run(end + DRAIN_LIMIT, () -> pending == 0 || failure != null);
+    clock.post(arrival, gap());
+    clock.post(sampler, Math.min(end, SECOND));
+    // the calls must never see a context of the thread that runs the simulation (its deadline would be
+    // on the real clock): an empty one stays open for the whole run, so unlabelled calls need none
+    ResilienceContext.Scope isolated = ResilienceContext.EMPTY.open();
+    try {
+      clock.run(end, () -> failure != null);
+      if (failure == null && pending > 0) {
+        clock.run(end + DRAIN_LIMIT, () -> pending == 0 || failure != null);
+      }
+    } finally {
+      isolated.close();
     }
     if (failure != null) {
       throw new IllegalStateException("the simulation failed at " + clock.nanoTime() / 1e9 + " s (seed " + seed + ")",
@@ -169,7 +176,7 @@ final class Engine {
     if (now >= end) {
       return;
     }
-    clock.schedule(arrival, gap());
+    clock.post(arrival, gap());
     ResilienceContext context = ResilienceContext.EMPTY;
     if (labelled) {
       double u = labels.nextDouble();
@@ -194,7 +201,7 @@ final class Engine {
       e.sample(s);
     }
     if (sampled < seconds) {
-      clock.schedule(sampler, Math.min(end, (sampled + 1) * SECOND) - clock.nanoTime());
+      clock.post(sampler, Math.min(end, (sampled + 1) * SECOND) - clock.nanoTime());
     }
   }
 

@@ -241,7 +241,7 @@ public final class ScenarioFile {
     if (s.has("queueLimit")) {
       int limit = (int) s.whole("queueLimit");
       Dependency base = d;
-      d = s.check(() -> base.queueLimit(limit));
+      d = s.check(() -> base.overload(dev.quell.sim.Overload.boundedQueue(limit)));
     }
     if (s.has("errorRate")) {
       double rate = s.number("errorRate");
