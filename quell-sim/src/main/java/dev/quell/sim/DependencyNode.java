@@ -220,9 +220,9 @@ final class DependencyNode extends Node {
   }
 
   @Override
-  NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
+  NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond) {
     return new NodeReport(name, NodeReport.Kind.DEPENDENCY, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, receivedPerSecond, dependency.capacity(), occupancy.peak(), occupancy.mean(), queue.peak(),
+        entryCallsPerPhase, entryOfferedPerSecond, receivedPerSecond, dependency.capacity(), occupancy.peak(), occupancy.mean(), queue.peak(),
         refusedOutage + refusedFull, failedAttempts, 0, 0);
   }
 }

@@ -38,5 +38,5 @@ abstract class Node {
     receivedPerPhase[engine.phases.of(now)]++;
   }
 
-  abstract NodeReport report(long entryCalls, long[] entryCallsPerPhase);
+  abstract NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond);
 }

@@ -41,8 +41,11 @@ public final class ScenarioResult {
   private final List<ArmResult> arms;
   private final Duration cpuTime;
   private final Duration wallTime;
+  private final int threads;
 
-  ScenarioResult(Scenario scenario, long[] seeds, List<ArmResult> arms, Duration cpuTime, Duration wallTime) {
+  ScenarioResult(Scenario scenario, long[] seeds, List<ArmResult> arms, Duration cpuTime, Duration wallTime,
+      int threads) {
+    this.threads = threads;
     this.scenario = scenario;
     this.seeds = seeds;
     this.arms = List.copyOf(arms);
@@ -79,7 +82,12 @@ public final class ScenarioResult {
     throw new IllegalArgumentException("no arm named '" + name + "'");
   }
 
-  /** CPU time of the thread that ran the scenario (negative when the JVM cannot measure it). */
+  /** How many threads the runs went on. */
+  public int threads() {
+    return threads;
+  }
+
+  /** CPU time the runs took, summed over the threads that ran them (negative when the JVM cannot measure it). */
   public Duration cpuTime() {
     return cpuTime;
   }

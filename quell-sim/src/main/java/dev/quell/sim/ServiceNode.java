@@ -45,9 +45,9 @@ final class ServiceNode extends Node {
   }
 
   @Override
-  NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
+  NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond) {
     return new NodeReport(name, NodeReport.Kind.SERVICE, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, receivedPerSecond, OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0,
+        entryCallsPerPhase, entryOfferedPerSecond, receivedPerSecond, OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0,
         answered, failedRequests);
   }
 

@@ -39,6 +39,26 @@ public final class Text {
     return rest == 0 ? s : s + "." + String.format(Locale.ROOT, "%03d", rest);
   }
 
+  /** A duration as people write it: "160ms", "1.5s", "2m", "36h", "-5s". */
+  public static String duration(Duration d) {
+    long nanos;
+    try {
+      nanos = d.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return d.toHours() + "h";
+    }
+    if (nanos % 3_600_000_000_000L == 0 && nanos != 0) {
+      return nanos / 3_600_000_000_000L + "h";
+    }
+    if (nanos % 60_000_000_000L == 0 && nanos != 0) {
+      return nanos / 60_000_000_000L + "m";
+    }
+    if (Math.abs(nanos) >= 1_000_000_000L) {
+      return number(nanos / 1e9) + "s";
+    }
+    return number(nanos / 1e6) + "ms";
+  }
+
   /** A duration in milliseconds: "20 ms", "0.5 ms", "1500 ms". */
   public static String millis(Duration d) {
     return number(d.toNanos() / 1e6) + " ms";
