@@ -25,17 +25,30 @@ final class Durations {
         case "h": nanosPerUnit = BigDecimal.valueOf(3_600_000_000_000L); break;
         default: nanosPerUnit = BigDecimal.valueOf(60_000_000_000L);
       }
-      return Duration.ofNanos(n.multiply(nanosPerUnit).longValueExact());
+      try {
+        return Duration.ofNanos(n.multiply(nanosPerUnit).toBigInteger().longValueExact());
+      } catch (ArithmeticException tooLong) {
+        throw new ScenarioException(what + " is too long: at most 292 years fit, and a run lasts at most 24h; was \""
+            + text + "\"");
+      }
     }
     m = CLOCK.matcher(t);
     if (m.matches()) {
       String millis = m.group(3) == null ? "0" : (m.group(3) + "00").substring(0, 3);
-      return Duration.ofMinutes(Long.parseLong(m.group(1))).plusSeconds(Long.parseLong(m.group(2)))
-          .plusMillis(Long.parseLong(millis));
+      try {
+        return Duration.ofMinutes(Long.parseLong(m.group(1))).plusSeconds(Long.parseLong(m.group(2)))
+            .plusMillis(Long.parseLong(millis));
+      } catch (NumberFormatException | ArithmeticException tooLong) {
+        throw new ScenarioException(what + " is too long, was \"" + text + "\"");
+      }
     }
     if (t.startsWith("P") || t.startsWith("p")) {
       try {
-        return Duration.parse(t);
+        Duration d = Duration.parse(t);
+        d.toNanos(); // the simulator works in nanoseconds: refuse what does not fit now, with the key's name
+        return d;
+      } catch (ArithmeticException tooLong) {
+        throw new ScenarioException(what + " is too long, was \"" + text + "\"");
       } catch (DateTimeParseException e) {
         // fall through to the message below
       }
