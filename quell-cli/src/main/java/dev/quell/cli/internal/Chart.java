@@ -374,11 +374,8 @@ public final class Chart {
       renderer.setSeriesPaint(a, colour(a));
       renderer.setSeriesStroke(a, new BasicStroke(1.8f));
       for (SweepResult.Cell cell : sweep.cells(a)) {
-        if (!sweep.changed(a)) {
-          continue;
-        }
-        XYTextAnnotation label = new XYTextAnnotation(" " + sweep.key() + " " + cell.value(), cell.worstSecond(),
-            100 * cell.availability());
+        String text = sweep.changed(a) ? " " + sweep.key() + " " + cell.value() : " " + arms.get(a);
+        XYTextAnnotation label = new XYTextAnnotation(text, cell.worstSecond(), 100 * cell.availability());
         label.setFont(NOTE);
         label.setPaint(colour(a));
         label.setTextAnchor(TextAnchor.BOTTOM_LEFT);

@@ -15,7 +15,7 @@ final class HtmlReport {
       + "table{border-collapse:collapse;font-variant-numeric:tabular-nums}"
       + "td,th{padding:.25em .8em;border-bottom:1px solid #eee;text-align:right}"
       + "td:first-child,th:first-child{text-align:left}th{background:#f6f6f6}"
-      + ".story{font-size:1.05em;background:#f3f7fb;border-left:4px solid #1f77b4;padding:.6em 1em}"
+      + ".story{font-size:1.05em;background:#f4f4f4;border-left:4px solid #888;padding:.6em 1em}"
       + "figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}"
       + "pre{background:#f8f8f8;padding:1em;overflow:auto;font-size:.9em}.muted{color:#777;font-size:.9em}";
 

@@ -447,7 +447,7 @@ public final class SimulateCommand implements Callable<Integer> {
     CommandSpec s = spec();
     List<String> args = s.commandLine().getParseResult() == null ? List.of()
         : s.commandLine().getParseResult().originalArgs();
-    return "quell simulate" + (args.isEmpty() ? "" : " " + String.join(" ", args));
+    return "quell" + (args.isEmpty() ? " simulate" : " " + String.join(" ", args));
   }
 
   /** Standard error is a terminal: the launcher says so; run without it, the JVM's console is the best guess. */
