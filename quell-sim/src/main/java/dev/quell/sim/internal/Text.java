@@ -29,13 +29,15 @@ public final class Text {
     return String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
-  /** Simulated time as minutes and seconds: "2:00", "0:07", "2:00.250". */
+  /** Simulated time as minutes and seconds, hours too from an hour on: "2:00", "0:07", "2:00.250", "1:30:00". */
   public static String clock(Duration d) {
     long millis = d.toMillis();
     long minutes = millis / 60_000;
     long seconds = (millis / 1000) % 60;
     long rest = millis % 1000;
-    String s = minutes + ":" + (seconds < 10 ? "0" : "") + seconds;
+    String s = minutes >= 60
+        ? minutes / 60 + ":" + (minutes % 60 < 10 ? "0" : "") + minutes % 60 + ":" + (seconds < 10 ? "0" : "") + seconds
+        : minutes + ":" + (seconds < 10 ? "0" : "") + seconds;
     return rest == 0 ? s : s + "." + String.format(Locale.ROOT, "%03d", rest);
   }
 
