@@ -1,6 +1,5 @@
 package dev.quell.cli;
 
-import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +23,5 @@ final class JavaProcess {
     pb.redirectErrorStream(true);
     pb.environment().remove("JAVA_TOOL_OPTIONS");
     return pb;
-  }
-
-  static String classPathSeparator() {
-    return File.pathSeparator;
   }
 }
