@@ -1,20 +1,26 @@
 package dev.quell.cli;
 
 import dev.quell.cli.internal.SimulateCommand;
+import dev.quell.cli.internal.Versions;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * The {@code quell} command. {@code quell simulate} runs a policy against a modelled dependency on a
- * virtual clock and compares arms side by side (see {@code docs/simulation.md}).
+ * virtual clock and compares arms side by side (see {@code docs/simulation.md}); {@code quell
+ * --version} prints Quell's version and the JDK it runs on.
  *
  * <pre>
  * ./quell simulate                         # the reference scenario: budget off versus on
  * ./quell simulate --scenario fleet        # 50 pods against one dependency
  * ./quell simulate --scenario my.yaml --seeds 5 --json
  * </pre>
+ *
+ * <p>Every mistake on the command line is one line on standard error and exit code 2; a failure to
+ * write an output is exit code 1; there is never a stack trace.
  */
-@Command(name = "quell", mixinStandardHelpOptions = true, versionProvider = Quell.Version.class,
+@Command(name = "quell", mixinStandardHelpOptions = true, versionProvider = Versions.class,
     description = "Retry budgets for the JVM: measure a policy before you ship it.",
     subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
 public final class Quell implements Runnable {
@@ -27,21 +33,36 @@ public final class Quell implements Runnable {
 
   /** A command line for {@code quell}, ready to {@code execute}; its output goes where you set it. */
   public static CommandLine commandLine() {
-    return new CommandLine(new Quell());
+    CommandLine cl = new CommandLine(new Quell());
+    cl.setParameterExceptionHandler((e, args) -> {
+      CommandLine where = e.getCommandLine();
+      String name = where.getCommandName();
+      PrintWriter err = where.getErr();
+      err.println((name.equals("quell") ? "quell: " : "quell " + name + ": ") + oneLine(e.getMessage())
+          + " (see " + (name.equals("quell") ? "quell" : "quell " + name) + " --help)");
+      err.flush();
+      return 2;
+    });
+    cl.setExecutionExceptionHandler((e, where, parsed) -> {
+      PrintWriter err = where.getErr();
+      err.println("quell: internal error: " + e + " (please report it with the command that caused it;"
+          + " run with -Dquell.debug=true for the stack trace)");
+      if (Boolean.getBoolean("quell.debug")) {
+        e.printStackTrace(err);
+      }
+      err.flush();
+      return 1;
+    });
+    return cl;
+  }
+
+  private static String oneLine(String s) {
+    return s == null ? "" : s.replaceAll("\\s*\\R\\s*", " ").trim();
   }
 
   /** Runs the command and exits with its status. */
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
     System.exit(commandLine().execute(args));
-  }
-
-  /** The version, from the jar's manifest when there is one. */
-  static final class Version implements CommandLine.IVersionProvider {
-    @Override
-    public String[] getVersion() {
-      String v = Quell.class.getPackage().getImplementationVersion();
-      return new String[] {"quell " + (v == null ? "0.1.0-SNAPSHOT" : v)};
-    }
   }
 }

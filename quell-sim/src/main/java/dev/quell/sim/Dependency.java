@@ -27,8 +27,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Capacity</b> is how many attempts it serves at once; the rest wait in a first-in, first-out
  * queue, and their waiting adds to their latency. Work whose caller gave up (an attempt timeout, a
  * cancelled call) is not withdrawn: the dependency cannot know, so it keeps the work queued or in
- * service until it finishes. That is what lets a retry storm sustain itself. The queue is unbounded
- * unless {@link #queueLimit(int)} says otherwise; attempts that find it full are refused at once.
+ * service until it finishes. That is what lets a retry storm sustain itself. What happens past
+ * capacity is a model choice, {@link #overload(Overload)}: an unbounded queue (the default), a
+ * bounded queue that refuses when full, or a concurrency limit.
  *
  * <p>Immutable: every method returns a changed copy.
  */
@@ -40,17 +41,17 @@ public final class Dependency implements Target {
   private final Duration p50;
   private final Duration p99;
   private final int capacity;
-  private final int queueLimit;
+  private final Overload overload;
   private final double errorRate;
   private final List<Incident> incidents;
 
-  private Dependency(String name, Duration p50, Duration p99, int capacity, int queueLimit, double errorRate,
+  private Dependency(String name, Duration p50, Duration p99, int capacity, Overload overload, double errorRate,
       List<Incident> incidents) {
     this.name = name;
     this.p50 = p50;
     this.p99 = p99;
     this.capacity = capacity;
-    this.queueLimit = queueLimit;
+    this.overload = overload;
     this.errorRate = errorRate;
     this.incidents = List.copyOf(incidents);
   }
@@ -68,7 +69,7 @@ public final class Dependency implements Target {
       throw new IllegalArgumentException("dependency latency must have 0 < p50 <= p99, was p50 " + p50.toMillis()
           + " ms and p99 " + p99.toMillis() + " ms");
     }
-    return new Dependency("dependency", p50, p99, Integer.MAX_VALUE, -1, 0.0, List.of());
+    return new Dependency("dependency", p50, p99, Integer.MAX_VALUE, Overload.unboundedQueue(), 0.0, List.of());
   }
 
   /** A copy with another name, used in reports. */
@@ -77,7 +78,7 @@ public final class Dependency implements Target {
     if (name.isBlank()) {
       throw new IllegalArgumentException("dependency name must not be blank");
     }
-    return new Dependency(name, p50, p99, capacity, queueLimit, errorRate, incidents);
+    return new Dependency(name, p50, p99, capacity, overload, errorRate, incidents);
   }
 
   /**
@@ -91,20 +92,17 @@ public final class Dependency implements Target {
       throw new IllegalArgumentException(
           "dependency capacity must be at least 1 concurrent attempt, was " + concurrent);
     }
-    return new Dependency(name, p50, p99, concurrent, queueLimit, errorRate, incidents);
+    return new Dependency(name, p50, p99, concurrent, overload, errorRate, incidents);
   }
 
   /**
-   * A copy whose queue holds at most {@code waiting} attempts (across this pod and its peers); an
-   * attempt that finds it full is refused at once. Unbounded by default.
-   *
-   * @param waiting at least 0
+   * A copy that meets overload with {@code model}: an {@link Overload#unboundedQueue() unbounded
+   * queue} (the default), a {@link Overload#boundedQueue(int) bounded queue} that refuses when full,
+   * or a server-side {@link Overload#concurrencyLimit(int) concurrency limit}.
    */
-  public Dependency queueLimit(int waiting) {
-    if (waiting < 0) {
-      throw new IllegalArgumentException("dependency queueLimit must be at least 0, was " + waiting);
-    }
-    return new Dependency(name, p50, p99, capacity, waiting, errorRate, incidents);
+  public Dependency overload(Overload model) {
+    Objects.requireNonNull(model, "model");
+    return new Dependency(name, p50, p99, capacity, model, errorRate, incidents);
   }
 
   /**
@@ -116,7 +114,7 @@ public final class Dependency implements Target {
     if (!(rate >= 0 && rate <= 1)) {
       throw new IllegalArgumentException("dependency errorRate must be in [0, 1], was " + rate);
     }
-    return new Dependency(name, p50, p99, capacity, queueLimit, rate, incidents);
+    return new Dependency(name, p50, p99, capacity, overload, rate, incidents);
   }
 
   /** A copy with one more incident. */
@@ -124,7 +122,7 @@ public final class Dependency implements Target {
     Objects.requireNonNull(incident, "incident");
     List<Incident> more = new ArrayList<>(incidents);
     more.add(incident);
-    return new Dependency(name, p50, p99, capacity, queueLimit, errorRate, more);
+    return new Dependency(name, p50, p99, capacity, overload, errorRate, more);
   }
 
   @Override
@@ -147,9 +145,9 @@ public final class Dependency implements Target {
     return capacity == Integer.MAX_VALUE ? OptionalInt.empty() : OptionalInt.of(capacity);
   }
 
-  /** How many attempts may wait; empty when unbounded. */
-  public OptionalInt queueLimit() {
-    return queueLimit < 0 ? OptionalInt.empty() : OptionalInt.of(queueLimit);
+  /** What it does with attempts it has no room for. */
+  public Overload overload() {
+    return overload;
   }
 
   /** The share of work it fails outside incidents. */
@@ -181,9 +179,7 @@ public final class Dependency implements Target {
     return capacity;
   }
 
-  int rawQueueLimit() {
-    return queueLimit;
-  }
+
 
   @Override
   public boolean equals(@Nullable Object o) {
@@ -192,12 +188,12 @@ public final class Dependency implements Target {
     }
     Dependency d = (Dependency) o;
     return d.name.equals(name) && d.p50.equals(p50) && d.p99.equals(p99) && d.capacity == capacity
-        && d.queueLimit == queueLimit && Double.compare(d.errorRate, errorRate) == 0 && d.incidents.equals(incidents);
+        && d.overload.equals(overload) && Double.compare(d.errorRate, errorRate) == 0 && d.incidents.equals(incidents);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, p50, p99, capacity, queueLimit, errorRate, incidents);
+    return Objects.hash(name, p50, p99, capacity, overload, errorRate, incidents);
   }
 
   /** For example "dependency: p50 20 ms, p99 100 ms, capacity 400; brownout ×8 from 2:00 to 3:00". */
@@ -206,8 +202,8 @@ public final class Dependency implements Target {
     StringBuilder s = new StringBuilder(name).append(": p50 ").append(Text.millis(p50)).append(", p99 ")
         .append(Text.millis(p99));
     s.append(capacity == Integer.MAX_VALUE ? ", unlimited capacity" : ", capacity " + capacity);
-    if (queueLimit >= 0) {
-      s.append(", queue limit ").append(queueLimit);
+    if (overload.kind() != Overload.Kind.UNBOUNDED_QUEUE) {
+      s.append(", ").append(overload);
     }
     if (errorRate > 0) {
       s.append(", error rate ").append(Text.number(errorRate * 100)).append('%');

@@ -1,14 +1,24 @@
 package dev.quell.sim;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.TreeSet;
+import java.util.concurrent.CompletionException;
 import java.util.random.RandomGenerator;
 
 /**
  * A modelled dependency while a run goes on: a multi-server queue with lognormal service times,
- * first in first out. This pod gets one (peers + 1)-th of the capacity and of the queue limit, which
- * is the same as counting each of its attempts peers + 1 times (see {@link Load}).
+ * first in first out, with one of the {@link Overload} models past its capacity. This pod gets one
+ * (peers + 1)-th of the capacity and of the queue's bound, which is the same as counting each of its
+ * attempts peers + 1 times (see {@link Load}).
+ *
+ * <p>Memory stays bounded by the attempts whose callers still wait, not by the length of the line.
+ * An attempt the policy abandoned while it waited (its timeout fired) is still served in its turn —
+ * the dependency cannot know its caller left — but it needs no object any more: once abandoned
+ * attempts reach the front of the line they are dropped from it and counted, and each is served as
+ * an anonymous piece of work with the same random draws it would have had. In a congestion collapse
+ * the line can grow by hundreds of attempts a second for hours; only its live end is kept.
  */
 final class DependencyNode extends Node {
   private final Dependency dependency;
@@ -18,15 +28,29 @@ final class DependencyNode extends Node {
   private final int queueLimit;
   private final double mu;
   private final double sigma;
-  private final long[] from;
-  private final long[] to;
-  private final Incident[] incidents;
-  private final SimulatedFailure error;
-  private final SimulatedFailure down;
-  private final SimulatedFailure full;
+  private final CompletionException error;
+  private final CompletionException down;
+  private final CompletionException full;
 
-  private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+  // the incidents as a schedule of segments, each with its combined effect; time only moves forward
+  private final long[] segmentEnds;
+  private final double[] segmentSlowdown;
+  private final double[] segmentPass;
+  private final boolean[] segmentDown;
+  private int segment;
+  private long segmentEnd;
+  private double slowdown;
+  private double pass;
+  private boolean isDown;
+
+  /** Live waiting attempts, in order; abandoned ones are dropped once they reach the front. */
+  private final ArrayDeque<Reply> waiting = new ArrayDeque<>();
+  /** The line is every attempt numbered in [head, tail): those not in {@link #waiting} were abandoned. */
+  private long head;
+  private long tail;
   private int busy;
+  private final Runnable anonymousServed = () -> done(false);
+  private final Runnable anonymousFailed = () -> done(true);
   long refusedOutage;
   long refusedFull;
   long failedAttempts;
@@ -36,22 +60,70 @@ final class DependencyNode extends Node {
     this.dependency = dependency;
     this.random = random;
     this.weight = engine.weight;
-    int capacity = dependency.rawCapacity();
+    Overload overload = dependency.overload();
+    int capacity = overload.serving(dependency.rawCapacity());
     this.slots = capacity == Integer.MAX_VALUE ? Integer.MAX_VALUE : Math.max(1, capacity / weight);
-    this.queueLimit = dependency.rawQueueLimit() < 0 ? -1 : dependency.rawQueueLimit() / weight;
+    int bound = overload.waiting(dependency.rawCapacity());
+    this.queueLimit = bound < 0 ? -1 : bound / weight;
     this.mu = dependency.mu();
     this.sigma = dependency.sigma();
-    List<Incident> list = dependency.incidents();
-    this.incidents = list.toArray(new Incident[0]);
-    this.from = new long[incidents.length];
-    this.to = new long[incidents.length];
-    for (int i = 0; i < incidents.length; i++) {
-      from[i] = incidents[i].from().toNanos();
-      to[i] = incidents[i].to().map(d -> d.toNanos()).orElse(Long.MAX_VALUE);
+    this.error = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.ERROR, name));
+    this.down = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.OUTAGE, name));
+    this.full = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.QUEUE_FULL, name));
+
+    List<Incident> incidents = dependency.incidents();
+    long[] from = new long[incidents.size()];
+    long[] to = new long[incidents.size()];
+    TreeSet<Long> cuts = new TreeSet<>();
+    for (int i = 0; i < from.length; i++) {
+      from[i] = incidents.get(i).from().toNanos();
+      to[i] = incidents.get(i).to().map(d -> d.toNanos()).orElse(Long.MAX_VALUE);
+      cuts.add(from[i]);
+      cuts.add(to[i]);
     }
-    this.error = new SimulatedFailure(SimulatedFailure.Kind.ERROR, name);
-    this.down = new SimulatedFailure(SimulatedFailure.Kind.OUTAGE, name);
-    this.full = new SimulatedFailure(SimulatedFailure.Kind.QUEUE_FULL, name);
+    cuts.add(Long.MAX_VALUE);
+    List<Long> ends = new ArrayList<>(cuts);
+    int n = ends.size();
+    segmentEnds = new long[n];
+    segmentSlowdown = new double[n];
+    segmentPass = new double[n];
+    segmentDown = new boolean[n];
+    long start = 0;
+    for (int k = 0; k < n; k++) {
+      long t = start; // any instant of the segment [start, end) stands for all of it
+      double slow = 1.0;
+      double ok = 1.0 - dependency.errorRate();
+      boolean out = false;
+      for (int i = 0; i < from.length; i++) {
+        if (t >= from[i] && t < to[i]) {
+          Incident inc = incidents.get(i);
+          slow *= inc.factor();
+          ok *= 1.0 - (inc.kind() == Incident.Kind.FAILING ? inc.failureRate() : 0.0);
+          out |= inc.kind() == Incident.Kind.OUTAGE;
+        }
+      }
+      segmentEnds[k] = ends.get(k);
+      segmentSlowdown[k] = slow;
+      segmentPass[k] = ok;
+      segmentDown[k] = out;
+      start = ends.get(k);
+    }
+    enter(0);
+  }
+
+  private void enter(int k) {
+    segment = k;
+    segmentEnd = segmentEnds[k];
+    slowdown = segmentSlowdown[k];
+    pass = segmentPass[k];
+    isDown = segmentDown[k];
+  }
+
+  /** Moves the incident schedule up to {@code now}. */
+  private void at(long now) {
+    while (now >= segmentEnd) {
+      enter(segment + 1);
+    }
   }
 
   Dependency dependency() {
@@ -64,91 +136,93 @@ final class DependencyNode extends Node {
   }
 
   @Override
-  void submit(CompletableFuture<Object> reply) {
+  void submit(Reply reply) {
     long now = engine.clock.nanoTime();
     arrived(now);
-    if (isDown(now)) {
+    at(now);
+    if (isDown) {
       refusedOutage++;
-      reply.completeExceptionally(down);
+      reply.fail(down);
       return;
     }
-    Request r = new Request(reply);
+    reply.at = this;
     if (busy < slots) {
-      begin(r, now);
+      begin(reply, now);
       return;
     }
-    if (queueLimit >= 0 && waiting.size() >= queueLimit) {
+    long line = tail - head;
+    if (queueLimit >= 0 && line >= queueLimit) {
       refusedFull++;
-      reply.completeExceptionally(full);
+      reply.fail(full);
       return;
     }
-    waiting.add(r);
-    queue.set(now, (double) waiting.size() * weight);
+    reply.seq = tail++;
+    reply.queued = true;
+    waiting.addLast(reply);
+    queue.set(now, (double) (line + 1) * weight);
   }
 
-  private void begin(Request r, long now) {
+  /** Starts serving {@code r}, or an abandoned attempt when {@code r} is null. */
+  private void begin(Reply r, long now) {
     busy++;
     occupancy.set(now, (double) busy * weight);
-    double slowdown = 1.0;
-    double pass = 1.0 - dependency.errorRate();
-    for (int i = 0; i < incidents.length; i++) {
-      if (now >= from[i] && now < to[i]) {
-        slowdown *= incidents[i].factor();
-        pass *= 1.0 - (incidents[i].kind() == Incident.Kind.FAILING ? incidents[i].failureRate() : 0.0);
-      }
-    }
+    at(now);
     double latency = Math.exp(mu + sigma * random.nextGaussian()) * slowdown;
-    r.fails = pass < 1.0 && random.nextDouble() >= pass;
-    engine.clock.schedule(r, (long) latency);
+    boolean fails = pass < 1.0 && random.nextDouble() >= pass;
+    if (r == null) {
+      engine.clock.post(fails ? anonymousFailed : anonymousServed, (long) latency);
+    } else {
+      r.fails = fails;
+      engine.clock.post(r, (long) latency);
+    }
   }
 
-  private void finish(Request r) {
+  /** A waiting attempt was abandoned: drop abandoned attempts from the front of the line. */
+  void abandoned() {
+    Reply first;
+    while ((first = waiting.peekFirst()) != null && first.isDone()) {
+      waiting.pollFirst();
+      first.queued = false;
+      first.at = null;
+    }
+  }
+
+  void finish(Reply r) {
+    done(r.fails);
+    if (r.fails) {
+      r.fail(error);
+    } else {
+      r.succeed();
+    }
+  }
+
+  private void done(boolean failed) {
     long now = engine.clock.nanoTime();
     busy--;
+    if (failed) {
+      failedAttempts++;
+    }
     // take the next waiting attempt before answering: the answer may start a retry at once, and that
     // retry must queue behind the attempts already waiting
-    Request next = waiting.poll();
-    if (next != null) {
-      queue.set(now, (double) waiting.size() * weight);
+    if (tail > head) {
+      Reply first = waiting.peekFirst();
+      Reply next = null;
+      if (first != null && first.seq == head) {
+        waiting.pollFirst();
+        first.queued = false;
+        next = first;
+      }
+      head++;
+      queue.set(now, (double) (tail - head) * weight);
       begin(next, now);
     }
     occupancy.set(now, (double) busy * weight);
-    if (r.fails) {
-      failedAttempts++;
-      r.reply.completeExceptionally(error);
-    } else {
-      r.reply.complete(OK);
-    }
-  }
-
-  private boolean isDown(long now) {
-    for (int i = 0; i < incidents.length; i++) {
-      if (incidents[i].kind() == Incident.Kind.OUTAGE && now >= from[i] && now < to[i]) {
-        return true;
-      }
-    }
-    return false;
   }
 
   @Override
-  NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
+  NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond) {
     return new NodeReport(name, NodeReport.Kind.DEPENDENCY, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, receivedPerSecond, dependency.capacity(), occupancy.peak(), occupancy.mean(), queue.peak(),
+        entryCallsPerPhase, entryOfferedPerSecond, receivedPerSecond, dependency.capacity(), occupancy.peak(), occupancy.mean(), queue.peak(),
         refusedOutage + refusedFull, failedAttempts, 0, 0);
-  }
-
-  /** One attempt at the dependency. Runs as the event that ends its service. */
-  private final class Request implements Runnable {
-    final CompletableFuture<Object> reply;
-    boolean fails;
-
-    Request(CompletableFuture<Object> reply) {
-      this.reply = reply;
-    }
-
-    @Override
-    public void run() {
-      finish(this);
-    }
   }
 }

@@ -10,6 +10,7 @@ import dev.quell.StopReason;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -70,10 +71,14 @@ final class Edge {
     attemptsPerPhase = new long[phases];
   }
 
-  /** Starts one call in {@code context}; {@code then} receives its outcome when it ends. */
+  /**
+   * Starts one call in {@code context}; {@code then} receives its outcome when it ends. The load's
+   * calls start from the event loop, where the engine keeps an empty context open; a service's
+   * downstream calls open the context of the request they serve.
+   */
   void call(ResilienceContext context, Consumer<Outcome<Object>> then) {
     long now = engine.clock.nanoTime();
-    Call c = new Call(engine.second(now), engine.phases.of(now), context.criticality().ordinal());
+    Call c = new Call(this, engine.second(now), engine.phases.of(now), context.criticality().ordinal(), then);
     calls++;
     if (c.second < offeredPerSecond.length) {
       offeredPerSecond[c.second]++;
@@ -81,25 +86,17 @@ final class Edge {
     callsPerPhase[c.phase]++;
     callsPerLevel[c.level]++;
     CompletableFuture<Outcome<Object>> outcome;
-    // always open a context, even an empty one: the calls must never see a context of the thread that
-    // started the simulation (its deadline would be on the real clock)
-    ResilienceContext.Scope scope = context.open();
-    try {
-      outcome = policy.runAsync(attempt -> attempt(c, attempt));
-    } finally {
-      scope.close();
-    }
-    outcome.whenComplete((o, failure) -> {
+    if (context == ResilienceContext.EMPTY && this == engine.entry) {
+      outcome = policy.runAsync(c);
+    } else {
+      ResilienceContext.Scope scope = context.open();
       try {
-        if (o == null) {
-          throw new IllegalStateException("a simulated call ended without an outcome", failure);
-        }
-        ended(c, o);
-        then.accept(o);
-      } catch (RuntimeException | Error e) {
-        engine.failed(e);
+        outcome = policy.runAsync(c);
+      } finally {
+        scope.close();
       }
-    });
+    }
+    outcome.whenComplete(c);
   }
 
   private CompletionStage<Object> attempt(Call c, Attempt attempt) {
@@ -159,46 +156,41 @@ final class Edge {
   }
 
   /**
-   * The future of one attempt. It notes when the attempt ended, by its answer or by the policy
-   * abandoning it (an attempt timeout cancels it), without a dependent stage per attempt.
+   * One call on this edge: the work the policy runs for each attempt, and the receiver of its
+   * outcome (one object per call, instead of a lambda for each role).
    */
-  private final class Reply extends CompletableFuture<Object> {
-    private final Call call;
-
-    Reply(Call call) {
-      this.call = call;
-    }
-
-    @Override
-    public boolean complete(@Nullable Object value) {
-      call.lastAttemptEnded = engine.clock.nanoTime();
-      return super.complete(value);
-    }
-
-    @Override
-    public boolean completeExceptionally(Throwable failure) {
-      call.lastAttemptEnded = engine.clock.nanoTime();
-      return super.completeExceptionally(failure);
-    }
-
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      call.lastAttemptEnded = engine.clock.nanoTime();
-      return super.cancel(mayInterruptIfRunning);
-    }
-  }
-
-  /** One call on this edge. */
-  private static final class Call {
+  static final class Call implements Resilience.AsyncWork<Object>, BiConsumer<Outcome<Object>, Throwable> {
+    final Edge edge;
     final int second;
     final int phase;
     final int level;
+    private final Consumer<Outcome<Object>> then;
     long lastAttemptEnded;
 
-    Call(int second, int phase, int level) {
+    Call(Edge edge, int second, int phase, int level, Consumer<Outcome<Object>> then) {
+      this.edge = edge;
       this.second = second;
       this.phase = phase;
       this.level = level;
+      this.then = then;
+    }
+
+    @Override
+    public CompletionStage<Object> start(Attempt attempt) {
+      return edge.attempt(this, attempt);
+    }
+
+    @Override
+    public void accept(@Nullable Outcome<Object> o, @Nullable Throwable failure) {
+      try {
+        if (o == null) {
+          throw new IllegalStateException("a simulated call ended without an outcome", failure);
+        }
+        edge.ended(this, o);
+        then.accept(o);
+      } catch (RuntimeException | Error e) {
+        edge.engine.failed(e);
+      }
     }
   }
 }

@@ -5,11 +5,12 @@ import dev.quell.RetryBudget;
 import dev.quell.StopReason;
 import dev.quell.sim.internal.Json;
 import dev.quell.sim.internal.Text;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.RandomAccess;
 
 /**
  * What happened on one edge of a run: the calls one caller made to one target under one policy. A
@@ -32,6 +33,15 @@ public final class EdgeReport {
   private final Map<Criticality, Double> availabilityBy;
   private final Quantiles latency;
   private final List<Second> series;
+  private final long[] offered;
+  private final long[] first;
+  private final long[] retried;
+  private final long[] refusedAt;
+  private final long[] succeededAt;
+  private final long[][] failedAt;
+  private final double[] tokens;
+  private final double[] occupancy;
+  private final double[] queue;
   private final double worstSecond;
   private final int worstSecondAt;
 
@@ -68,29 +78,53 @@ public final class EdgeReport {
     this.availabilityBy = Collections.unmodifiableMap(byLevel);
     this.latency = latency;
 
-    List<Second> seconds = new ArrayList<>(e.offeredPerSecond.length);
+    // the series stays in primitive arrays (about 140 bytes a second); series() makes Second records on demand
+    this.offered = e.offeredPerSecond;
+    this.first = e.firstPerSecond;
+    this.retried = e.retriesPerSecond;
+    this.refusedAt = e.refusedPerSecond;
+    this.succeededAt = e.succeededPerSecond;
+    this.failedAt = e.failedPerSecond;
+    this.tokens = e.tokensPerSecond;
+    int n = offered.length;
+    this.occupancy = new double[n];
+    this.queue = new double[n];
     double worst = Double.NaN;
     int worstAt = -1;
-    for (int s = 0; s < e.offeredPerSecond.length; s++) {
+    for (int s = 0; s < n; s++) {
+      occupancy[s] = e.to.occupancy.mean(s);
+      queue[s] = e.to.queue.mean(s);
+      if (offered[s] > 0) {
+        double ratio = (double) (first[s] + retried[s]) / offered[s];
+        if (Double.isNaN(worst) || ratio > worst) {
+          worst = ratio;
+          worstAt = s;
+        }
+      }
+    }
+    this.series = new SeriesView();
+    this.worstSecond = worst;
+    this.worstSecondAt = worstAt;
+  }
+
+  /** The series as records, made when read. */
+  private final class SeriesView extends AbstractList<Second> implements RandomAccess {
+    @Override
+    public Second get(int s) {
       EnumMap<StopReason, Long> failures = new EnumMap<>(StopReason.class);
       for (StopReason r : StopReason.values()) {
         if (r != StopReason.SUCCEEDED) {
-          failures.put(r, e.failedPerSecond[r.ordinal()][s]);
+          failures.put(r, failedAt[r.ordinal()][s]);
         }
       }
-      Second second = new Second(s, e.offeredPerSecond[s], e.firstPerSecond[s], e.retriesPerSecond[s],
-          e.refusedPerSecond[s], e.succeededPerSecond[s], Collections.unmodifiableMap(failures), e.tokensPerSecond[s],
-          e.to.occupancy.mean(s), e.to.queue.mean(s));
-      seconds.add(second);
-      double ratio = second.attemptRatio();
-      if (!Double.isNaN(ratio) && (Double.isNaN(worst) || ratio > worst)) {
-        worst = ratio;
-        worstAt = s;
-      }
+      return new Second(s, offered[s], first[s], retried[s], refusedAt[s], succeededAt[s],
+          Collections.unmodifiableMap(failures), tokens[s], occupancy[s], queue[s]);
     }
-    this.series = Collections.unmodifiableList(seconds);
-    this.worstSecond = worst;
-    this.worstSecondAt = worstAt;
+
+    @Override
+    public int size() {
+      return offered.length;
+    }
   }
 
   /** The caller: "load" for the simulated callers, else the calling service's name. */

@@ -54,9 +54,12 @@ final class Engine {
   private final Runnable sampler = this::sample;
   private final Consumer<Outcome<Object>> entryDone = o -> pending--;
 
-  Engine(Simulation simulation, long seed) {
+  private final @Nullable Progress progress;
+
+  Engine(Simulation simulation, long seed, @Nullable Progress progress) {
     this.simulation = simulation;
     this.seed = seed;
+    this.progress = progress;
     SplittableRandom root = new SplittableRandom(seed);
     this.arrivals = root.split();
     this.clock = new SimClock(root.split());
@@ -84,6 +87,7 @@ final class Engine {
     // incidents define, then the edges, whose counters are cut by phase
     List<Dependency> dependencies = new ArrayList<>();
     collect(simulation.target(), dependencies);
+    checkIncidents(dependencies, simulation.duration());
     this.phases = PhasePlan.of(dependencies, end);
     for (Target t : new ArrayList<>(targetsInOrder)) {
       nodes.put(t.name(), t instanceof Dependency
@@ -127,6 +131,19 @@ final class Engine {
     }
   }
 
+  /** An incident that starts after the run has ended would be silently ignored: refuse it. */
+  static void checkIncidents(List<Dependency> dependencies, java.time.Duration duration) {
+    for (Dependency d : dependencies) {
+      for (Incident i : d.incidents()) {
+        if (i.from().compareTo(duration) >= 0) {
+          throw new IllegalArgumentException("incident " + i + " on " + d.name() + " starts at or after the end of the run ("
+              + dev.quell.sim.internal.Text.clock(duration) + "), so it would never happen; move it inside the run or"
+              + " make the run longer");
+        }
+      }
+    }
+  }
+
   private void countPaths(Node node, long paths) {
     node.paths += paths;
     if (node instanceof ServiceNode) {
@@ -146,11 +163,21 @@ final class Engine {
   }
 
   SimulationReport run() {
-    clock.schedule(arrival, gap());
-    clock.schedule(sampler, Math.min(end, SECOND));
-    clock.run(end, () -> failure != null);
-    if (failure == null && pending > 0) {
-      clock.run(end + DRAIN_LIMIT, () -> pending == 0 || failure != null);
+    clock.post(arrival, gap());
+    clock.post(sampler, Math.min(end, SECOND));
+    // the calls must never see a context of the thread that runs the simulation (its deadline would be
+    // on the real clock): an empty one stays open for the whole run, so unlabelled calls need none
+    ResilienceContext.Scope isolated = ResilienceContext.EMPTY.open();
+    try {
+      clock.run(end, () -> failure != null);
+      if (failure == null && pending > 0) {
+        clock.run(end + DRAIN_LIMIT, () -> pending == 0 || failure != null);
+      }
+    } finally {
+      isolated.close();
+    }
+    if (failure instanceof InterruptedException) {
+      throw new IllegalStateException("the simulation was interrupted at " + clock.nanoTime() / 1e9 + " s", failure);
     }
     if (failure != null) {
       throw new IllegalStateException("the simulation failed at " + clock.nanoTime() / 1e9 + " s (seed " + seed + ")",
@@ -169,7 +196,7 @@ final class Engine {
     if (now >= end) {
       return;
     }
-    clock.schedule(arrival, gap());
+    clock.post(arrival, gap());
     ResilienceContext context = ResilienceContext.EMPTY;
     if (labelled) {
       double u = labels.nextDouble();
@@ -193,8 +220,14 @@ final class Engine {
     for (Edge e : edges) {
       e.sample(s);
     }
+    if (progress != null) {
+      progress.simulated(1);
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      failed(new InterruptedException("the simulation was interrupted"));
+    }
     if (sampled < seconds) {
-      clock.schedule(sampler, Math.min(end, (sampled + 1) * SECOND) - clock.nanoTime());
+      clock.post(sampler, Math.min(end, (sampled + 1) * SECOND) - clock.nanoTime());
     }
   }
 

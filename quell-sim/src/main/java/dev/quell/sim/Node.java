@@ -1,7 +1,5 @@
 package dev.quell.sim;
 
-import java.util.concurrent.CompletableFuture;
-
 /** A target while a run goes on: what arrives at it, and how busy it is. */
 abstract class Node {
   /** What a successful attempt returns. */
@@ -29,7 +27,7 @@ abstract class Node {
   }
 
   /** Serves one attempt: completes {@code reply} later (or at once), unless the attempt was abandoned. */
-  abstract void submit(CompletableFuture<Object> reply);
+  abstract void submit(Reply reply);
 
   final void arrived(long now) {
     received++;
@@ -40,5 +38,5 @@ abstract class Node {
     receivedPerPhase[engine.phases.of(now)]++;
   }
 
-  abstract NodeReport report(long entryCalls, long[] entryCallsPerPhase);
+  abstract NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond);
 }

@@ -28,6 +28,8 @@ public final class NodeReport {
   private final long entryCalls;
   private final List<Double> perCallByPhase;
   private final long[] perSecond;
+  private final double worstSecond;
+  private final int worstSecondAt;
   private final OptionalInt capacity;
   private final double peakOccupancy;
   private final double meanOccupancy;
@@ -38,7 +40,7 @@ public final class NodeReport {
   private final long failedRequests;
 
   NodeReport(String name, Kind kind, long attempts, long paths, long entryCalls, long[] attemptsPerPhase,
-      long[] entryCallsPerPhase, long[] attemptsPerSecond, OptionalInt capacity, double peakOccupancy,
+      long[] entryCallsPerPhase, long[] entryOfferedPerSecond, long[] attemptsPerSecond, OptionalInt capacity, double peakOccupancy,
       double meanOccupancy, double peakQueue,
       long refused, long failedAttempts, long answered, long failedRequests) {
     this.name = name;
@@ -52,6 +54,19 @@ public final class NodeReport {
     }
     this.perCallByPhase = Collections.unmodifiableList(byPhase);
     this.perSecond = attemptsPerSecond.clone();
+    double worst = Double.NaN;
+    int worstAt = -1;
+    for (int s = 0; s < perSecond.length && s < entryOfferedPerSecond.length; s++) {
+      if (entryOfferedPerSecond[s] > 0 && paths > 0) {
+        double ratio = (double) perSecond[s] / ((double) paths * entryOfferedPerSecond[s]);
+        if (Double.isNaN(worst) || ratio > worst) {
+          worst = ratio;
+          worstAt = s;
+        }
+      }
+    }
+    this.worstSecond = worst;
+    this.worstSecondAt = worstAt;
     this.capacity = capacity;
     this.peakOccupancy = peakOccupancy;
     this.meanOccupancy = meanOccupancy;
@@ -101,6 +116,20 @@ public final class NodeReport {
     return perSecond.clone();
   }
 
+  /**
+   * The highest ratio, in any one second, of attempts that reached it to the attempts the calls
+   * offered that second would send it without a single retry ({@link #paths()} per call): how far
+   * retries above it multiplied its load at worst. NaN without calls.
+   */
+  public double worstSecond() {
+    return worstSecond;
+  }
+
+  /** Which second {@link #worstSecond()} was, from the start of the run; -1 without calls. */
+  public int worstSecondAt() {
+    return worstSecondAt;
+  }
+
   /** Its capacity, for a dependency that has one. */
   public OptionalInt capacity() {
     return capacity;
@@ -143,7 +172,8 @@ public final class NodeReport {
 
   void write(Json json) {
     json.beginObject().field("name", name).field("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
-        .field("attempts", attempts).field("paths", paths).field("attemptsPerCall", attemptsPerCall());
+        .field("attempts", attempts).field("paths", paths).field("attemptsPerCall", attemptsPerCall())
+        .field("worstSecond", worstSecond).field("worstSecondAt", worstSecondAt);
     json.name("attemptsPerCallByPhase").beginArray();
     for (double d : perCallByPhase) {
       json.value(d);

@@ -9,11 +9,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 
 /**
  * A named comparison: several arms (simulations that differ, usually in their policy) run with the
  * same seeds, so each sees the same arrivals. The {@code quell simulate} command runs scenarios, and
- * the three built in here are the ones it knows by name.
+ * the three built in here are the ones it knows by name. Immutable.
  *
  * <pre>{@code
  * ScenarioResult result = Scenario.reference().run(1, 2, 3);
@@ -39,11 +40,13 @@ public final class Scenario {
   private final String name;
   private final String description;
   private final List<Arm> arms;
+  private final int parallelism;
 
-  private Scenario(String name, String description, List<Arm> arms) {
+  private Scenario(String name, String description, List<Arm> arms, int parallelism) {
     this.name = name;
     this.description = description;
     this.arms = List.copyOf(arms);
+    this.parallelism = parallelism;
   }
 
   /**
@@ -64,7 +67,7 @@ public final class Scenario {
       }
       seen.add(a.name());
     }
-    return new Scenario(name, description, arms);
+    return new Scenario(name, description, arms, 0);
   }
 
   /**
@@ -122,7 +125,7 @@ public final class Scenario {
         .against(referenceDependency()).under(load).lasting(Duration.ofMinutes(5))));
     arms.add(new Arm("budget on", Simulate.policy(referencePolicy(RetryBudget.AUTOMATIC))
         .against(referenceDependency()).under(load).lasting(Duration.ofMinutes(5))));
-    return new Scenario(name, description, arms);
+    return new Scenario(name, description, arms, 0);
   }
 
   /**
@@ -138,7 +141,7 @@ public final class Scenario {
     return new Scenario("topology",
         "2 min at 100 calls/s through frontend → backend → database, 4 attempts on each edge (backoff from 10 ms),"
             + " the database down from 0:30 to 1:30",
-        arms);
+        arms, 0);
   }
 
   private static Simulation layered(RetryBudget budget) {
@@ -178,24 +181,121 @@ public final class Scenario {
   }
 
   /**
-   * Runs every arm with every seed, one after another on this thread, and measures the CPU time it
-   * took.
+   * A copy that runs its arms and seeds on at most {@code threads} threads at once (by default, one
+   * per available processor). Each run is single-threaded and deterministic for its seed, so the
+   * result is the same on one thread or many; only the time it takes changes.
+   *
+   * @param threads at least 1
+   */
+  public Scenario parallelism(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException("scenario parallelism must be at least 1 thread, was " + threads);
+    }
+    return new Scenario(name, description, arms, threads);
+  }
+
+  /** How many threads {@link #run} uses at most: the number set, or one per available processor. */
+  public int parallelism() {
+    return parallelism > 0 ? parallelism : Runtime.getRuntime().availableProcessors();
+  }
+
+  /**
+   * How big running every arm with {@code seeds} seeds will be, worked out without running it; the
+   * memory counts the runs that go on at once ({@link #parallelism()}).
+   *
+   * @throws IllegalArgumentException when {@code seeds} is below 1
+   */
+  public Estimate estimate(int seeds) {
+    if (seeds < 1) {
+      throw new IllegalArgumentException("a scenario needs at least one seed, was " + seeds);
+    }
+    long runs = (long) arms.size() * seeds;
+    long seconds = 0;
+    long calls = 0;
+    long attempts = 0;
+    long retained = 0;
+    long working = 0;
+    for (Arm arm : arms) {
+      Estimate one = arm.simulation().estimate();
+      seconds = Estimate.saturatedAdd(seconds, one.simulatedSeconds() * seeds);
+      calls = Estimate.saturatedAdd(calls, Estimate.saturatedMultiply(one.calls(), seeds));
+      attempts = Estimate.saturatedAdd(attempts, Estimate.saturatedMultiply(one.attempts(), seeds));
+      retained = Estimate.saturatedAdd(retained, Estimate.saturatedMultiply(one.bytes(), seeds));
+      working = Math.max(working, one.bytes());
+    }
+    long concurrent = Math.min(runs, parallelism());
+    return Estimate.of(runs, seconds, calls, attempts, retained,
+        Estimate.saturatedMultiply(working, (double) concurrent));
+  }
+
+  /**
+   * Runs every arm with every seed, on up to {@link #parallelism()} threads, and measures the CPU time
+   * the runs took. The result does not depend on the number of threads.
+   *
+   * @throws IllegalArgumentException without seeds, or when a run refuses its model
+   * @throws IllegalStateException when a run fails, or the calling thread is interrupted while it waits
+   *     (the runs are stopped, and the thread's interrupt flag stays set)
    */
   public ScenarioResult run(long... seeds) {
+    return run(Progress.tracker(), seeds);
+  }
+
+  /** Runs every arm with every seed, as {@link #run(long...)} does, counting on {@code progress}. */
+  public ScenarioResult run(Progress progress, long... seeds) {
+    Objects.requireNonNull(progress, "progress");
     if (seeds.length == 0) {
       throw new IllegalArgumentException("a scenario needs at least one seed");
     }
-    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    boolean measured = threads.isCurrentThreadCpuTimeSupported();
-    long cpuBefore = measured ? threads.getCurrentThreadCpuTime() : 0;
-    long wallBefore = System.nanoTime();
-    List<ScenarioResult.ArmResult> results = new ArrayList<>();
+    long[] chosen = seeds.clone();
+    int runs = arms.size() * chosen.length;
+    long seconds = 0;
     for (Arm arm : arms) {
-      results.add(new ScenarioResult.ArmResult(arm.name(), arm.simulation().runSeeds(seeds)));
+      seconds += arm.simulation().estimate().simulatedSeconds() * chosen.length;
     }
-    long cpu = measured ? threads.getCurrentThreadCpuTime() - cpuBefore : -1;
-    return new ScenarioResult(this, seeds.clone(), results, Duration.ofNanos(cpu),
-        Duration.ofNanos(System.nanoTime() - wallBefore));
+    progress.planned(runs, seconds);
+    List<Callable<Timed>> tasks = new ArrayList<>(runs);
+    for (Arm arm : arms) {
+      for (long seed : chosen) {
+        tasks.add(() -> Timed.run(arm.simulation(), seed, progress));
+      }
+    }
+    long wallBefore = System.nanoTime();
+    List<Timed> done = Batch.run(tasks, Math.min(runs, parallelism()));
+    long cpu = 0;
+    for (Timed t : done) {
+      cpu = t.cpuNanos < 0 || cpu < 0 ? -1 : cpu + t.cpuNanos;
+    }
+    List<ScenarioResult.ArmResult> results = new ArrayList<>();
+    for (int a = 0; a < arms.size(); a++) {
+      List<SimulationReport> reports = new ArrayList<>(chosen.length);
+      for (int i = 0; i < chosen.length; i++) {
+        reports.add(done.get(a * chosen.length + i).report);
+      }
+      results.add(new ScenarioResult.ArmResult(arms.get(a).name(), new SimulationBands(reports)));
+    }
+    return new ScenarioResult(this, chosen, results, Duration.ofNanos(cpu),
+        Duration.ofNanos(System.nanoTime() - wallBefore), Math.min(runs, parallelism()));
+  }
+
+  /** One run's report and the CPU time its thread spent on it. */
+  private static final class Timed {
+    final SimulationReport report;
+    final long cpuNanos;
+
+    private Timed(SimulationReport report, long cpuNanos) {
+      this.report = report;
+      this.cpuNanos = cpuNanos;
+    }
+
+    static Timed run(Simulation simulation, long seed, Progress progress) {
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+      boolean measured = threads.isCurrentThreadCpuTimeSupported();
+      long before = measured ? threads.getCurrentThreadCpuTime() : 0;
+      SimulationReport report = simulation.run(seed, progress);
+      long cpu = measured ? threads.getCurrentThreadCpuTime() - before : -1;
+      progress.finished(0);
+      return new Timed(report, cpu);
+    }
   }
 
   @Override

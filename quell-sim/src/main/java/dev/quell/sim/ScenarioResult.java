@@ -41,8 +41,11 @@ public final class ScenarioResult {
   private final List<ArmResult> arms;
   private final Duration cpuTime;
   private final Duration wallTime;
+  private final int threads;
 
-  ScenarioResult(Scenario scenario, long[] seeds, List<ArmResult> arms, Duration cpuTime, Duration wallTime) {
+  ScenarioResult(Scenario scenario, long[] seeds, List<ArmResult> arms, Duration cpuTime, Duration wallTime,
+      int threads) {
+    this.threads = threads;
     this.scenario = scenario;
     this.seeds = seeds;
     this.arms = List.copyOf(arms);
@@ -79,7 +82,12 @@ public final class ScenarioResult {
     throw new IllegalArgumentException("no arm named '" + name + "'");
   }
 
-  /** CPU time of the thread that ran the scenario (negative when the JVM cannot measure it). */
+  /** How many threads the runs went on. */
+  public int threads() {
+    return threads;
+  }
+
+  /** CPU time the runs took, summed over the threads that ran them (negative when the JVM cannot measure it). */
   public Duration cpuTime() {
     return cpuTime;
   }
@@ -93,6 +101,46 @@ public final class ScenarioResult {
 
   /** The side-by-side table: one column per arm; with several seeds each cell is "median [min–max]". */
   public String toTable() {
+    List<String[]> rows = rows();
+    int columns = arms.size() + 1;
+    boolean single = seeds.length == 1;
+    int[] widths = new int[columns];
+    for (String[] r : rows) {
+      for (int c = 0; c < columns; c++) {
+        widths[c] = Math.max(widths[c], r[c].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    out.append("Scenario ").append(scenario.name()).append(": ").append(scenario.description()).append('\n');
+    out.append(single ? "Seed " + seeds[0] : seeds.length + " seeds; cells show median [min–max]").append("\n\n");
+    for (String[] r : rows) {
+      out.append(pad(r[0], widths[0]));
+      for (int c = 1; c < columns; c++) {
+        out.append("   ").append(padLeft(r[c], widths[c]));
+      }
+      out.append('\n');
+    }
+    out.append('\n');
+    for (ArmResult a : arms) {
+      out.append(a.name()).append(": ").append(a.first().diagnosis().label()).append(" — ")
+          .append(a.first().explanation()).append('\n');
+    }
+    return out.toString();
+  }
+
+  /**
+   * The table {@link #toTable()} prints, as rows of cells: a header row (an empty cell, then the arms'
+   * names), then one row per number, its label first.
+   */
+  public List<List<String>> tableRows() {
+    List<List<String>> list = new ArrayList<>();
+    for (String[] r : rows()) {
+      list.add(List.of(r));
+    }
+    return List.copyOf(list);
+  }
+
+  private List<String[]> rows() {
     List<String[]> rows = new ArrayList<>();
     int columns = arms.size() + 1;
     String[] header = new String[columns];
@@ -173,28 +221,7 @@ public final class ScenarioResult {
     rows.add(row("diagnosis", a -> a.bands().diagnosis().label() + (single ? ""
         : " (" + a.bands().diagnoses().getOrDefault(a.bands().diagnosis(), 0L) + "/" + seeds.length + ")")));
 
-    int[] widths = new int[columns];
-    for (String[] r : rows) {
-      for (int c = 0; c < columns; c++) {
-        widths[c] = Math.max(widths[c], r[c].length());
-      }
-    }
-    StringBuilder out = new StringBuilder();
-    out.append("Scenario ").append(scenario.name()).append(": ").append(scenario.description()).append('\n');
-    out.append(single ? "Seed " + seeds[0] : seeds.length + " seeds; cells show median [min–max]").append("\n\n");
-    for (String[] r : rows) {
-      out.append(pad(r[0], widths[0]));
-      for (int c = 1; c < columns; c++) {
-        out.append("   ").append(padLeft(r[c], widths[c]));
-      }
-      out.append('\n');
-    }
-    out.append('\n');
-    for (ArmResult a : arms) {
-      out.append(a.name()).append(": ").append(a.first().diagnosis().label()).append(" — ")
-          .append(a.first().explanation()).append('\n');
-    }
-    return out.toString();
+    return rows;
   }
 
   private String[] row(String label, Function<ArmResult, String> cell) {

@@ -5,24 +5,24 @@ import dev.quell.ResilienceContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /** A service while a run goes on: answers each request by calling its downstream edges in turn. */
 final class ServiceNode extends Node {
   final List<Edge> edges = new ArrayList<>();
-  private final SimulatedFailure upstream;
+  private final CompletionException upstream;
   private int inFlight;
   long answered;
   long failedRequests;
 
   ServiceNode(Engine engine, Service service) {
     super(engine, service);
-    this.upstream = new SimulatedFailure(SimulatedFailure.Kind.UPSTREAM, name);
+    this.upstream = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.UPSTREAM, name));
   }
 
   @Override
-  void submit(CompletableFuture<Object> reply) {
+  void submit(Reply reply) {
     long now = engine.clock.nanoTime();
     arrived(now);
     inFlight++;
@@ -32,32 +32,32 @@ final class ServiceNode extends Node {
     new Request(reply, ResilienceContext.current()).next();
   }
 
-  private void done(CompletableFuture<Object> reply, boolean ok) {
+  private void done(Reply reply, boolean ok) {
     inFlight--;
     occupancy.set(engine.clock.nanoTime(), inFlight);
     if (ok) {
       answered++;
-      reply.complete(OK);
+      reply.succeed();
     } else {
       failedRequests++;
-      reply.completeExceptionally(upstream);
+      reply.fail(upstream);
     }
   }
 
   @Override
-  NodeReport report(long entryCalls, long[] entryCallsPerPhase) {
+  NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond) {
     return new NodeReport(name, NodeReport.Kind.SERVICE, received, paths, entryCalls, receivedPerPhase,
-        entryCallsPerPhase, receivedPerSecond, OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0,
+        entryCallsPerPhase, entryOfferedPerSecond, receivedPerSecond, OptionalInt.empty(), occupancy.peak(), occupancy.mean(), 0, 0, 0,
         answered, failedRequests);
   }
 
   /** One request: which downstream call is next. */
   private final class Request implements Consumer<Outcome<Object>> {
-    private final CompletableFuture<Object> reply;
+    private final Reply reply;
     private final ResilienceContext context;
     private int index;
 
-    Request(CompletableFuture<Object> reply, ResilienceContext context) {
+    Request(Reply reply, ResilienceContext context) {
       this.reply = reply;
       this.context = context;
     }

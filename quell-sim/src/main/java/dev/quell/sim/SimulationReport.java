@@ -66,7 +66,7 @@ public final class SimulationReport {
         entryEdge.attemptsPerPhase));
     List<NodeReport> nodeReports = new ArrayList<>();
     for (Node n : engine.nodes.values()) {
-      nodeReports.add(n.report(entryEdge.calls, entryEdge.callsPerPhase));
+      nodeReports.add(n.report(entryEdge.calls, entryEdge.callsPerPhase, entryEdge.offeredPerSecond));
     }
     this.nodes = Collections.unmodifiableList(nodeReports);
 

@@ -20,7 +20,7 @@ class BandsTest {
   @Test
   void severalSeedsGiveBandsAroundEachRun() {
     Simulation s = Simulate.policy(Scenario.referencePolicy(RetryBudget.NONE))
-        .against(Scenario.referenceDependency()
+        .against(Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100)).capacity(400)
             .incident(Incident.brownout(8).between(Duration.ofSeconds(10), Duration.ofSeconds(20))))
         .under(Load.perSecond(200))
         .lasting(Duration.ofSeconds(30));

@@ -120,7 +120,7 @@ class DependencyModelTest {
   @Test
   void aFullQueueRefusesAtOnce() {
     SimulationReport r = Simulate.policy(ONE_ATTEMPT)
-        .against(Dependency.latency(Duration.ofMillis(100), Duration.ofMillis(100)).capacity(1).queueLimit(2))
+        .against(Dependency.latency(Duration.ofMillis(100), Duration.ofMillis(100)).capacity(1).overload(Overload.boundedQueue(2)))
         .under(Load.perSecond(50))
         .lasting(Duration.ofSeconds(10))
         .run(1);

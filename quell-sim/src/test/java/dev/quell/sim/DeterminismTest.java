@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** The same simulation and seed give an identical report; another seed gives another. */
 class DeterminismTest {
   private static final Simulation BRIEF_REFERENCE = Simulate.policy(Scenario.referencePolicy(RetryBudget.AUTOMATIC))
-      .against(Scenario.referenceDependency()
+      .against(Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100)).capacity(400)
           .incident(Incident.failing(0.2).between(Duration.ofSeconds(20), Duration.ofSeconds(40))))
       .under(Load.perSecond(300))
       .lasting(Duration.ofSeconds(60));

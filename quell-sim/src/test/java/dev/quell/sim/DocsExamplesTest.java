@@ -78,14 +78,17 @@ class DocsExamplesTest {
     Dependency inventory = example.inventory;
 
     SimulationBands bands = Simulate.policy(policy).against(inventory).under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(5))
         .runSeeds(1, 2, 3, 4, 5);
     Band worst = bands.worstSecond();   // worst.median(), worst.min(), worst.max()
     assertThat(worst.max()).isLessThan(1.2);
 
     Load load = Load.perSecond(500).peers(15);
+    Duration fiveMinutes = Duration.ofMinutes(5);
     Scenario scenario = Scenario.of("inventory", "budget off and on, 16 pods", List.of(
-        new Scenario.Arm("budget off", Simulate.policy(policy.withBudget(RetryBudget.NONE)).against(inventory).under(load)),
-        new Scenario.Arm("budget on", Simulate.policy(policy).against(inventory).under(load))));
+        new Scenario.Arm("budget off",
+            Simulate.policy(policy.withBudget(RetryBudget.NONE)).against(inventory).under(load).lasting(fiveMinutes)),
+        new Scenario.Arm("budget on", Simulate.policy(policy).against(inventory).under(load).lasting(fiveMinutes))));
     String table = scenario.run(1).toTable();
     assertThat(table).contains("budget off", "budget on", "load multiplier");
   }

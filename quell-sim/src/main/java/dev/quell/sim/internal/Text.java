@@ -29,14 +29,36 @@ public final class Text {
     return String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
-  /** Simulated time as minutes and seconds: "2:00", "0:07", "2:00.250". */
+  /** Simulated time as minutes and seconds, hours too from an hour on: "2:00", "0:07", "2:00.250", "1:30:00". */
   public static String clock(Duration d) {
     long millis = d.toMillis();
     long minutes = millis / 60_000;
     long seconds = (millis / 1000) % 60;
     long rest = millis % 1000;
-    String s = minutes + ":" + (seconds < 10 ? "0" : "") + seconds;
+    String s = minutes >= 60
+        ? minutes / 60 + ":" + (minutes % 60 < 10 ? "0" : "") + minutes % 60 + ":" + (seconds < 10 ? "0" : "") + seconds
+        : minutes + ":" + (seconds < 10 ? "0" : "") + seconds;
     return rest == 0 ? s : s + "." + String.format(Locale.ROOT, "%03d", rest);
+  }
+
+  /** A duration as people write it: "160ms", "1.5s", "2m", "36h", "-5s". */
+  public static String duration(Duration d) {
+    long nanos;
+    try {
+      nanos = d.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return d.toHours() + "h";
+    }
+    if (nanos % 3_600_000_000_000L == 0 && nanos != 0) {
+      return nanos / 3_600_000_000_000L + "h";
+    }
+    if (nanos % 60_000_000_000L == 0 && nanos != 0) {
+      return nanos / 60_000_000_000L + "m";
+    }
+    if (Math.abs(nanos) >= 1_000_000_000L) {
+      return number(nanos / 1e9) + "s";
+    }
+    return number(nanos / 1e6) + "ms";
   }
 
   /** A duration in milliseconds: "20 ms", "0.5 ms", "1500 ms". */
