@@ -1,39 +1,49 @@
 package dev.quell;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The asynchronous driver: carries out the core's plans without blocking. It starts each attempt's
  * work, arms its timeout and the core's wake-ups on the time source, cancels the futures of
  * attempts the core gives up on, and completes the caller's future when the core says the call is
- * over (after the guarded pause, if any); it decides nothing.
+ * over (after the guarded pause, if any); it decides nothing. It is the call's own object (a
+ * {@link Call} subclass), so an asynchronous call is one object plus its attempts' records.
  *
  * <p>Each attempt is settled exactly once, by its own completion or by its timeout, whichever wins
- * a CAS; the loser does nothing. The caller's future is Quell's own subclass, so that cancelling
- * it, or completing it from outside ({@code complete}, {@code orTimeout}), is an input to the core
- * — the call stops, its attempt is cancelled, nothing more is charged — and {@code cancel} returns
- * true only when the call did end cancelled.
+ * a CAS; the loser does nothing (a value that still arrives goes to the discard hook). The caller's
+ * future is Quell's own subclass, so that cancelling it, or completing it from outside
+ * ({@code complete}, {@code orTimeout}), is an input to the core — the call stops, its attempt is
+ * cancelled, nothing more is charged — and {@code cancel} returns true only when the call did end
+ * cancelled.
  *
  * <p>On the real clock, timers fire on one shared thread; the work they lead to (a retry after its
  * backoff, the next attempt after a timeout) is handed to the common fork-join pool, so user code
  * never runs on, and never stalls, the timer thread. On a virtual clock everything runs inline, so
  * tests and the simulator stay deterministic.
  */
-final class AsyncExecution<T> implements Call.Driver {
+final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord.AsyncTarget {
   private static final Executor OFF_TIMER = ForkJoinPool.commonPool();
+  private static final VarHandle DELIVERED;
 
-  final Call call = new Call();
+  static {
+    try {
+      DELIVERED = MethodHandles.lookup().findVarHandle(AsyncExecution.class, "delivered", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final Resilience.AsyncWork<T> work;
-  private final ResilienceContext outer;
   private final boolean retries;
-  private final TimeSource time;
   private final boolean realClock;
   /** The future the caller holds: the value style, or the outcome style. */
   private final @Nullable Result<T> result;
@@ -43,30 +53,27 @@ final class AsyncExecution<T> implements Call.Driver {
   /** The caller completed the future itself: if the call ends cancelled, the caller's value stands. */
   private volatile boolean callerCompleted;
   private volatile TimeSource.@Nullable Scheduled pauseTimer;
-  private final AtomicInteger delivered = new AtomicInteger();
+  private volatile int delivered;
 
   private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle) {
     this.work = work;
-    this.time = policy.timeSource();
-    this.realClock = time == SystemTime.INSTANCE;
+    TimeSource clock = policy.timeSource();
+    this.realClock = clock == SystemTime.INSTANCE;
     this.retries = policy.attempts() > 1;
     Ambient ambient = Ambient.get();
     ResilienceContext context = ambient.context();
-    this.outer = context == null ? ResilienceContext.EMPTY : context;
     this.result = outcomeStyle ? null : new Result<>(this);
     this.outcome = outcomeStyle ? new Result<>(this) : null;
-    call.init(policy, time.nanoTime(), context, this);
-    call.start(ambient.insideRetryingCall());
+    init(policy, clock.nanoTime(), context, this);
+    start(ambient.insideRetryingCall());
   }
 
   static <T> CompletableFuture<T> execute(Resilience policy, Resilience.AsyncWork<T> work) {
-    AsyncExecution<T> execution = new AsyncExecution<>(policy, work, false);
-    return java.util.Objects.requireNonNull(execution.result);
+    return Objects.requireNonNull(new AsyncExecution<>(policy, work, false).result);
   }
 
   static <T> CompletableFuture<Outcome<T>> run(Resilience policy, Resilience.AsyncWork<T> work) {
-    AsyncExecution<T> execution = new AsyncExecution<>(policy, work, true);
-    return java.util.Objects.requireNonNull(execution.outcome);
+    return Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome);
   }
 
   // ---------------------------------------------------------------- Call.Driver
@@ -74,67 +81,68 @@ final class AsyncExecution<T> implements Call.Driver {
   @Override
   public void start(Call c, AttemptRecord attempt) {
     if (realClock && SystemTime.onTimerThread()) {
-      OFF_TIMER.execute(() -> startNow(c, attempt)); // user work never runs on the shared timer thread
+      OFF_TIMER.execute(() -> startNow(attempt)); // user work never runs on the shared timer thread
     } else {
-      startNow(c, attempt);
+      startNow(attempt);
     }
   }
 
-  private void startNow(Call c, AttemptRecord attempt) {
-    if (!c.begin(attempt)) {
+  private void startNow(AttemptRecord attempt) {
+    if (!begin(attempt)) {
       return; // the call ended since this start was planned
     }
-    Running running = new Running(attempt);
-    attempt.handle = running;
+    attempt.target = this;
     long start = attempt.startNanos;
     long timeout = attempt.timeoutNanos;
     // arm the timeout before the work starts, as the sync driver does, so that an answer arriving
     // exactly at the timeout is judged the same way by both drivers
     if (timeout != Long.MAX_VALUE) {
       try {
-        running.timer = time.schedule(() -> onTimer(() -> timedOut(running)), timeout);
+        attempt.timer = time.schedule(attempt, timeout);
       } catch (RuntimeException | Error e) {
-        c.attemptEnded(attempt, null, e, false, false); // a clock that cannot schedule: this attempt fails
+        attemptEnded(attempt, null, e, false, false); // a clock that cannot schedule: this attempt fails
         return;
       }
     }
-    ResilienceContext context = timeout == Long.MAX_VALUE ? outer : outer.withDeadlineAt(start + timeout, time);
+    // the attempt's own end and the caller's label are what calls nested in it see, as in the sync driver
+    Ambient ambient = Ambient.get();
+    Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time,
+        publishedCriticality, retries);
     CompletableFuture<T> stage;
-    try (ResilienceContext.Scope scope = context.openAttempt(retries)) {
-      CompletionStage<T> started = work.start(new Attempt(attempt.number, timeout, c.remaining(start),
-          attempt.kind == AttemptRecord.HEDGE, c.criticality));
+    try {
+      CompletionStage<T> started = work.start(new Attempt(attempt.number, timeout, remaining(start),
+          attempt.kind == AttemptRecord.HEDGE, criticality));
       stage = started == null
           ? CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"))
           : started.toCompletableFuture();
     } catch (Throwable t) {
       stage = CompletableFuture.failedFuture(t);
+    } finally {
+      ambient.pop(frame);
     }
-    running.stage = stage;
-    if (running.state.get() != Running.OPEN) {
+    attempt.stage = stage;
+    if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting
     }
-    stage.whenComplete((value, failure) -> completed(running, value, failure));
+    // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
+    stage.handle(attempt);
   }
 
   @Override
   public void cancel(Call c, AttemptRecord attempt) {
-    Object handle = attempt.handle;
-    if (handle instanceof Running) {
-      Running running = (Running) handle;
-      if (running.settle()) {
-        // the core has already ended the attempt; stop its work
-        running.stopTimer();
-        CompletableFuture<?> stage = running.stage;
-        if (stage != null) {
-          stage.cancel(true);
-        }
+    if (attempt.settle()) {
+      // the core has already ended the attempt; stop its work
+      stopTimer(attempt);
+      CompletableFuture<?> stage = attempt.stage;
+      if (stage != null) {
+        stage.cancel(true);
       }
     }
   }
 
   @Override
   public void wakeAfter(Call c, long delayNanos, int token) {
-    time.schedule(() -> onTimer(() -> c.wake(token)), delayNanos);
+    time.schedule(() -> onTimer(() -> wake(token)), delayNanos);
   }
 
   @Override
@@ -167,28 +175,41 @@ final class AsyncExecution<T> implements Call.Driver {
 
   // ---------------------------------------------------------------- attempts ending
 
-  private void completed(Running running, @Nullable T value, @Nullable Throwable failure) {
-    if (!running.settle()) {
+  @Override
+  public void attemptCompleted(AttemptRecord attempt, @Nullable Object value, @Nullable Throwable failure) {
+    if (!attempt.settle()) {
       if (failure == null) {
-        call.discard(value); // the timeout or the core got there first: nobody will see this value
+        discard(value); // the timeout or the core got there first: nobody will see this value
       }
       return;
     }
-    running.stopTimer();
+    stopTimer(attempt);
     Throwable cause = unwrap(failure);
     boolean cancelled = cause != null && Call.isCancellation(cause, false);
-    call.attemptEnded(running.attempt, value, cause, false, cancelled);
+    attemptEnded(attempt, value, cause, false, cancelled);
   }
 
-  private void timedOut(Running running) {
-    if (!running.settle()) {
+  @Override
+  public void attemptTimedOut(AttemptRecord attempt) {
+    if (realClock && SystemTime.onTimerThread()) {
+      OFF_TIMER.execute(() -> attemptTimedOut(attempt)); // what follows may start user work
       return;
     }
-    CompletableFuture<?> abandoned = running.stage;
+    if (!attempt.settle()) {
+      return;
+    }
+    CompletableFuture<?> abandoned = attempt.stage;
     if (abandoned != null) {
       abandoned.cancel(true);
     }
-    call.attemptEnded(running.attempt, null, null, true, false);
+    attemptEnded(attempt, null, null, true, false);
+  }
+
+  private static void stopTimer(AttemptRecord attempt) {
+    TimeSource.Scheduled t = attempt.timer;
+    if (t != null) {
+      t.cancel();
+    }
   }
 
   // ---------------------------------------------------------------- the caller's future
@@ -196,12 +217,12 @@ final class AsyncExecution<T> implements Call.Driver {
   /** Completes the caller's future with the call's outcome, once. */
   @SuppressWarnings("unchecked")
   private void complete() {
-    if (!delivered.compareAndSet(0, 1)) {
+    if (!DELIVERED.compareAndSet(this, 0, 1)) {
       return;
     }
-    call.finishedNanos = time.nanoTime();
+    finishedNanos = time.nanoTime();
     Result<?> future = result != null ? result : outcome;
-    if (call.stopReason == StopReason.CANCELLED && future != null) {
+    if (stopReason == StopReason.CANCELLED && future != null) {
       if (callerCompleted) {
         return; // the caller completed the future itself; its value stands
       }
@@ -212,14 +233,14 @@ final class AsyncExecution<T> implements Call.Driver {
     }
     Result<Outcome<T>> o = outcome;
     if (o != null) {
-      o.completeInternally(call.toOutcome());
+      o.completeInternally(toOutcome());
       return;
     }
     Result<T> r = result;
     if (r != null) {
-      Throwable failure = call.failureToThrow();
+      Throwable failure = failureToThrow();
       if (failure == null) {
-        r.completeInternally((T) call.lastResult);
+        r.completeInternally((T) lastResult);
       } else {
         r.failInternally(failure);
       }
@@ -237,7 +258,7 @@ final class AsyncExecution<T> implements Call.Driver {
   /** Cancel from the caller: true only if the call ended cancelled because of it. */
   private boolean callerCancels() {
     callerCancelled = true;
-    if (call.cancel()) {
+    if (cancel()) {
       return true;
     }
     cutPauseShort(); // the call had already ended: it may still be serving its guarded pause
@@ -247,7 +268,7 @@ final class AsyncExecution<T> implements Call.Driver {
   /** The caller completes the future itself: the call stops, cancelled, and the caller's value stands. */
   private void callerCompletes() {
     callerCompleted = true;
-    call.cancel();
+    cancel();
   }
 
   private static @Nullable Throwable unwrap(@Nullable Throwable t) {
@@ -255,32 +276,6 @@ final class AsyncExecution<T> implements Call.Driver {
       t = t.getCause();
     }
     return t;
-  }
-
-  /** One running attempt: its future, its timer, and who settled it. */
-  private static final class Running {
-    static final int OPEN = 0;
-    static final int SETTLED = 1;
-
-    final AttemptRecord attempt;
-    final AtomicInteger state = new AtomicInteger(OPEN);
-    volatile @Nullable CompletableFuture<?> stage;
-    volatile TimeSource.@Nullable Scheduled timer;
-
-    Running(AttemptRecord attempt) {
-      this.attempt = attempt;
-    }
-
-    boolean settle() {
-      return state.compareAndSet(OPEN, SETTLED);
-    }
-
-    void stopTimer() {
-      TimeSource.Scheduled t = timer;
-      if (t != null) {
-        t.cancel();
-      }
-    }
   }
 
   /**

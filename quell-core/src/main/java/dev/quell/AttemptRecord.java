@@ -1,5 +1,9 @@
 package dev.quell;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -8,7 +12,20 @@ import org.jspecify.annotations.Nullable;
  * that more than one can be in flight (hedging). Records are owned by their {@link Call} and reused
  * when the call is; only the call's lock guards the mutable state, except where marked.
  */
-final class AttemptRecord {
+final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nullable Throwable, @Nullable Object> {
+  private static final VarHandle INTERRUPTION;
+  private static final VarHandle SETTLED;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      INTERRUPTION = lookup.findVarHandle(AttemptRecord.class, "interruption", int.class);
+      SETTLED = lookup.findVarHandle(AttemptRecord.class, "settled", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /** The call's first attempt: never charged to the budget. */
   static final int FIRST = 0;
   /** A retry after a failed attempt. */
@@ -66,28 +83,79 @@ final class AttemptRecord {
   static final int RUNNING_WORK = 1;
   static final int INTERRUPTING = 2;
   static final int INTERRUPTED = 3;
-  final java.util.concurrent.atomic.AtomicInteger interruption = new java.util.concurrent.atomic.AtomicInteger();
+  private volatile int interruption;
   volatile @Nullable Thread runner;
+
+  /** The work starts on this thread: the core may interrupt it to cancel it. */
+  void workStarting() {
+    runner = Thread.currentThread();
+    interruption = RUNNING_WORK;
+  }
 
   /** The core ended this attempt while its work ran: interrupt the thread running it (once). */
   void interruptRunner() {
     Thread t = runner;
-    if (t != null && interruption.compareAndSet(RUNNING_WORK, INTERRUPTING)) {
+    if (t != null && INTERRUPTION.compareAndSet(this, RUNNING_WORK, INTERRUPTING)) {
       t.interrupt();
-      interruption.set(INTERRUPTED);
+      interruption = INTERRUPTED;
     }
   }
 
   /** The work returned: if the core interrupted it to cancel it, take that interrupt back. */
   void workReturned() {
-    if (!interruption.compareAndSet(RUNNING_WORK, NOT_RUNNING)) {
-      while (interruption.get() == INTERRUPTING) {
+    if (!INTERRUPTION.compareAndSet(this, RUNNING_WORK, NOT_RUNNING)) {
+      while (interruption == INTERRUPTING) {
         Thread.onSpinWait();
       }
       Thread.interrupted();
-      interruption.set(NOT_RUNNING);
+      interruption = NOT_RUNNING;
     }
     runner = null;
+  }
+
+  // An asynchronous attempt: its future and timer, and who settled it (its completion or its
+  // timeout, whichever wins a CAS). The record is the timer's task and the future's callback, so an
+  // attempt allocates no closure for either.
+  volatile @Nullable CompletableFuture<?> stage;
+  volatile TimeSource.@Nullable Scheduled timer;
+  private volatile int settled;
+  /** Who hears the timer and the future: the asynchronous driver that started the work. */
+  @Nullable AsyncTarget target;
+
+  /** The asynchronous driver's side of an attempt. */
+  interface AsyncTarget {
+    void attemptCompleted(AttemptRecord attempt, @Nullable Object value, @Nullable Throwable failure);
+
+    void attemptTimedOut(AttemptRecord attempt);
+  }
+
+  /** Settles the attempt once: true for the first of completion, timeout and cancellation to ask. */
+  boolean settle() {
+    return SETTLED.compareAndSet(this, 0, 1);
+  }
+
+  /** True once completion, timeout or cancellation has settled it. */
+  boolean isSettled() {
+    return settled != 0;
+  }
+
+  /** The attempt timer fired. */
+  @Override
+  public void run() {
+    AsyncTarget t = target;
+    if (t != null) {
+      t.attemptTimedOut(this);
+    }
+  }
+
+  /** The attempt's future completed (used with {@code handle}, so its dependent completes normally). */
+  @Override
+  public @Nullable Object apply(@Nullable Object value, @Nullable Throwable failure) {
+    AsyncTarget t = target;
+    if (t != null) {
+      t.attemptCompleted(this, value, failure);
+    }
+    return null;
   }
 
   /** Resets the record for a new attempt. */
@@ -112,7 +180,11 @@ final class AttemptRecord {
     this.breakerTransition = -1;
     this.handle = null;
     this.runner = null;
-    this.interruption.set(NOT_RUNNING);
+    this.interruption = NOT_RUNNING;
+    this.stage = null;
+    this.timer = null;
+    this.settled = 0;
+    this.target = null;
     return this;
   }
 

@@ -143,10 +143,15 @@ public interface Backoff {
 
     @Override
     public Duration delay(int retry, Verdict verdict, RandomGenerator random) {
+      return Duration.ofNanos(delayNanos(retry, verdict, random));
+    }
+
+    /** The delay in nanoseconds, saturated; what the core reads, so a retry allocates no Duration. */
+    long delayNanos(int retry, Verdict verdict, RandomGenerator random) {
       Duration base = verdict.kind() == Verdict.Kind.THROTTLED ? throttledBase : transientBase;
-      double nanos = base.toNanos() * Math.pow(factor, Math.max(0, retry - 1));
-      long capped = (long) Math.min(nanos, (double) max.toNanos());
-      return Duration.ofNanos(jitter.apply(capped, random));
+      double nanos = Durations.toNanosSaturated(base) * Math.pow(factor, Math.max(0, retry - 1));
+      long capped = (long) Math.min(nanos, (double) Durations.toNanosSaturated(max));
+      return jitter.apply(capped, random);
     }
 
     @Override
@@ -174,9 +179,15 @@ public interface Backoff {
   /** A constant delay. */
   final class Constant implements Backoff {
     private final Duration delay;
+    private final long nanos;
 
     Constant(Duration delay) {
       this.delay = delay;
+      this.nanos = Durations.toNanosSaturated(delay);
+    }
+
+    long delayNanos() {
+      return nanos;
     }
 
     @Override

@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It runs on any {@code TimeSource}, starts no thread and never blocks: waiting is the driver's.
  */
-final class Call {
+class Call {
   /** What a driver does for the core. Called outside the call's lock, in order, by one thread at a time. */
   interface Driver {
     /** Start the work of {@code attempt} now (after {@link Call#begin} says it may). */
@@ -143,10 +143,15 @@ final class Call {
   /** When the driver delivered the outcome (after the guarded pause, if any). */
   long finishedNanos;
 
-  // outbox
-  private Effect[] outbox = new Effect[4];
-  private int outHead;
-  private int outSize;
+  // Draining's list of waiting calls (guarded by Draining's stripe lock, changed under this one)
+  boolean watched;
+  int waitStripe;
+  @Nullable Call waitPrev;
+  @Nullable Call waitNext;
+
+  // the outbox: a queue of effects (pooled per thread), delivered in batches outside the lock
+  private @Nullable Effect outHead;
+  private @Nullable Effect outTail;
   private boolean delivering;
   /** Set while a thread is inside {@link #deliver}: which one, for re-entrancy. */
   private @Nullable Thread deliverer;
@@ -209,8 +214,8 @@ final class Call {
     this.lastHasValue = false;
     this.lastVerdict = null;
     this.finishedNanos = now;
-    this.outHead = 0;
-    this.outSize = 0;
+    this.outHead = null;
+    this.outTail = null;
     this.delivering = false;
     this.deliverer = null;
     return this;
@@ -850,7 +855,7 @@ final class Call {
       r = records[recordCount] = new AttemptRecord();
     }
     recordCount++;
-    return r.reset(0, kind, criticality, now, gates.length);
+    return r.reset(0, kind, criticality, now, policy.markSlots);
   }
 
   private static int howEnded(Verdict.Kind kind) {
@@ -874,11 +879,17 @@ final class Call {
   /** The backoff before the next retry, saturated; -1 if the backoff itself failed. */
   private long backoffNanos(Verdict verdict) {
     Backoff backoff = policy.backoff();
-    long max = Durations.toNanosSaturated(policy.backoffMax);
+    long max = policy.backoffMaxNanos;
     Duration asked = verdict.retryAfter().orElse(null);
     if (asked != null) {
       // a server's Retry-After wins over our backoff, capped by the backoff's maximum, never jittered
       return Math.min(Durations.toNanosSaturated(asked), max);
+    }
+    if (backoff instanceof Backoff.Exponential) {
+      return Math.min(((Backoff.Exponential) backoff).delayNanos(attempts, verdict, time.random()), max);
+    }
+    if (backoff instanceof Backoff.Constant) {
+      return Math.min(((Backoff.Constant) backoff).delayNanos(), max);
     }
     Duration d;
     try {
@@ -938,21 +949,16 @@ final class Call {
     e.token = token;
   }
 
+  /** A fresh entry at the tail of the outbox (under the lock). */
   private Effect nextEffect() {
-    if (outSize == outbox.length) {
-      Effect[] grown = new Effect[outSize * 2];
-      for (int i = 0; i < outSize; i++) {
-        grown[i] = outbox[(outHead + i) % outSize];
-      }
-      outbox = grown;
-      outHead = 0;
+    Effect e = Effect.take();
+    Effect tail = outTail;
+    if (tail == null) {
+      outHead = e;
+    } else {
+      tail.next = e;
     }
-    int index = (outHead + outSize) % outbox.length;
-    Effect e = outbox[index];
-    if (e == null) {
-      e = outbox[index] = new Effect();
-    }
-    outSize++;
+    outTail = e;
     return e;
   }
 
@@ -985,87 +991,31 @@ final class Call {
     event(ResilienceEvent.Type.RETRYING, now, attempts, null, delay, verdict, lastFailure);
   }
 
-  /** Marks that the outbox has work; the thread that fed the input delivers it on the way out. */
   /**
    * Delivers the outbox outside the lock, in order. One thread at a time: a thread that finds
    * another delivering leaves its entries to it. A listener or driver that feeds the call an input
-   * from inside delivery adds to the outbox and returns; this loop carries it out next.
+   * from inside delivery adds to the outbox and returns; this loop carries it out next. Entries are
+   * taken a batch at a time (one lock for everything queued) and go back to this thread's pool.
    */
   void deliver() {
-    Effect e;
+    Effect batch;
     synchronized (this) {
-      if (delivering || outSize == 0) {
+      if (delivering || outHead == null) {
         return;
       }
       delivering = true;
       deliverer = Thread.currentThread();
+      batch = outHead;
+      outHead = null;
+      outTail = null;
     }
-    // copies of the entry's fields, so the entry can be reused as soon as it is taken
-    int kind;
-    AttemptRecord record;
-    long nanos;
-    int token;
-    ResilienceEvent.Type type;
-    int number;
-    boolean hedge;
-    long elapsed;
-    long duration;
-    Verdict verdict;
-    Throwable failure;
-    StopReason reason;
-    Object value;
     while (true) {
-      synchronized (this) {
-        if (outSize == 0) {
-          delivering = false;
-          deliverer = null;
-          return;
-        }
-        e = outbox[outHead];
-        outHead = (outHead + 1) % outbox.length;
-        outSize--;
-        kind = e.kind;
-        record = e.record;
-        nanos = e.nanos;
-        token = e.token;
-        type = e.type;
-        number = e.number;
-        hedge = e.hedge;
-        elapsed = e.elapsed;
-        duration = e.duration;
-        verdict = e.verdict;
-        failure = e.failure;
-        reason = e.reason;
-        value = e.value;
-        e.record = null;
-        e.verdict = null;
-        e.failure = null;
-        e.reason = null;
-        e.value = null;
-      }
       try {
-        switch (kind) {
-          case FX_EVENT:
-            dispatch(type, number, hedge, elapsed, duration, nanos, verdict, failure, reason,
-                value instanceof CircuitBreaker.State ? (CircuitBreaker.State) value : null);
-            break;
-          case FX_START:
-            driver.start(this, record);
-            break;
-          case FX_CANCEL:
-            driver.cancel(this, record);
-            break;
-          case FX_WAKE:
-            driver.wakeAfter(this, nanos, token);
-            break;
-          case FX_WAKE_RUNNING:
-            driver.wakeWhileRunning(this, nanos, token);
-            break;
-          case FX_DISCARD:
-            policy.discardUnseen(value);
-            break;
-          default:
-            driver.finish(this, nanos);
+        while (batch != null) {
+          Effect e = batch;
+          batch = e.next;
+          perform(e);
+          e.release();
         }
       } catch (RuntimeException | Error t) {
         // a driver must not fail; if it does, stop delivering in a sane state and let it surface
@@ -1075,6 +1025,42 @@ final class Call {
         }
         throw t;
       }
+      synchronized (this) {
+        if (outHead == null) {
+          delivering = false;
+          deliverer = null;
+          return;
+        }
+        batch = outHead;
+        outHead = null;
+        outTail = null;
+      }
+    }
+  }
+
+  private void perform(Effect e) {
+    switch (e.kind) {
+      case FX_EVENT:
+        dispatch(e.type, e.number, e.hedge, e.elapsed, e.duration, e.nanos, e.verdict, e.failure, e.reason,
+            e.value instanceof CircuitBreaker.State ? (CircuitBreaker.State) e.value : null);
+        break;
+      case FX_START:
+        driver.start(this, java.util.Objects.requireNonNull(e.record));
+        break;
+      case FX_CANCEL:
+        driver.cancel(this, java.util.Objects.requireNonNull(e.record));
+        break;
+      case FX_WAKE:
+        driver.wakeAfter(this, e.nanos, e.token);
+        break;
+      case FX_WAKE_RUNNING:
+        driver.wakeWhileRunning(this, e.nanos, e.token);
+        break;
+      case FX_DISCARD:
+        policy.discardUnseen(e.value);
+        break;
+      default:
+        driver.finish(this, e.nanos);
     }
   }
 
@@ -1140,8 +1126,20 @@ final class Call {
     }
   }
 
-  /** One outbox entry. Reused: its fields are copied out before it is released. */
+  /**
+   * One outbox entry. Entries are pooled per thread: taken when queued, given back to the pool of
+   * the thread that delivered them, so a call allocates none once its threads have warmed up.
+   */
   private static final class Effect {
+    private static final ThreadLocal<Pool> POOL = ThreadLocal.withInitial(Pool::new);
+
+    /** A thread's spare entries. */
+    private static final class Pool {
+      final Effect[] spare = new Effect[32];
+      int size;
+    }
+
+    @Nullable Effect next;
     int kind;
     @Nullable AttemptRecord record;
     long nanos;
@@ -1155,6 +1153,34 @@ final class Call {
     @Nullable Throwable failure;
     @Nullable StopReason reason;
     @Nullable Object value;
+
+    /** A cleared entry from this thread's pool, or a new one. */
+    static Effect take() {
+      Pool pool = POOL.get();
+      int n = pool.size;
+      if (n == 0) {
+        return new Effect();
+      }
+      Effect e = pool.spare[--n];
+      pool.spare[n] = null;
+      pool.size = n;
+      return e;
+    }
+
+    /** Clears this entry and gives it to this thread's pool. */
+    void release() {
+      next = null;
+      record = null;
+      verdict = null;
+      failure = null;
+      reason = null;
+      value = null;
+      type = null;
+      Pool pool = POOL.get();
+      if (pool.size < pool.spare.length) {
+        pool.spare[pool.size++] = this;
+      }
+    }
   }
 
   // ---------------------------------------------------------------- the outcome
@@ -1173,6 +1199,14 @@ final class Call {
 
   /** The exception the throw style raises for this stopped call, or null when it returns a value. */
   @Nullable Throwable failureToThrow() {
+    return failureToThrow(false);
+  }
+
+  /**
+   * As {@link #failureToThrow()}; Quell's own exceptions carry a stack trace only when
+   * {@code thrown} (the synchronous throw style, where it shows the caller where the call was).
+   */
+  @Nullable Throwable failureToThrow(boolean thrown) {
     StopReason reason = stopReason;
     if (reason == null) {
       throw new IllegalStateException("call has not stopped");
@@ -1184,28 +1218,28 @@ final class Call {
       case ATTEMPTS_EXHAUSTED:
         return lastHasValue ? null : lastFailure;
       default:
-        return refusal(reason);
+        return refusal(reason, thrown);
     }
   }
 
   /** The exception for a call that Quell ended: built only then, so a successful call allocates no text. */
-  private Throwable refusal(StopReason reason) {
+  private Throwable refusal(StopReason reason, boolean stack) {
     String policyName = policy.name();
     String tried = attempts + (attempts == 1 ? " attempt" : " attempts");
     switch (reason) {
       case DEADLINE_EXCEEDED:
         return new DeadlineExceededException(
             "deadline of " + deadlineText() + " exceeded after " + tried + " in policy '" + policyName + "'",
-            attempts, Duration.ofNanos(Math.max(0, endNanos - startNanos)), lastFailure);
+            attempts, Duration.ofNanos(Math.max(0, endNanos - startNanos)), lastFailure, stack);
       case BUDGET_EXHAUSTED:
         return new CallRejectedException("retry budget '" + budget.name() + "' refused a retry after " + tried
-            + " in policy '" + policyName + "'", reason, attempts, retryAfter(), lastFailure);
+            + " in policy '" + policyName + "'", reason, attempts, retryAfter(), lastFailure, stack);
       case DEPENDENCY_UNAVAILABLE:
         return new CallRejectedException("circuit breaker refused the attempt after " + tried + " in policy '"
-            + policyName + "'", reason, attempts, retryAfter(), lastFailure);
+            + policyName + "'", reason, attempts, retryAfter(), lastFailure, stack);
       case LIMITED:
         return new RateLimitedException("a limiter refused the attempt after " + tried + " in policy '"
-            + policyName + "'", attempts, retryAfter(), lastFailure);
+            + policyName + "'", attempts, retryAfter(), lastFailure, stack);
       case CANCELLED:
         Throwable last = lastFailure;
         if (last != null && isCancellation(last, true)) {
@@ -1218,7 +1252,7 @@ final class Call {
         return interrupted;
       default:
         return new CallRejectedException("draining: no new attempt starts (policy '" + policyName + "', after "
-            + tried + ")", reason, attempts, retryAfter(), lastFailure);
+            + tried + ")", reason, attempts, retryAfter(), lastFailure, stack);
     }
   }
 

@@ -18,7 +18,13 @@ public class CallRejectedException extends ResilienceException {
   /** Creates the exception; normally only Quell does this. */
   public CallRejectedException(
       String message, StopReason reason, int attempts, @Nullable Duration retryAfter, @Nullable Throwable cause) {
-    super(message, cause);
+    this(message, reason, attempts, retryAfter, cause, true);
+  }
+
+  /** For Quell: without a stack trace where none helps (a future's failure, an {@code Outcome}'s). */
+  CallRejectedException(String message, StopReason reason, int attempts, @Nullable Duration retryAfter,
+      @Nullable Throwable cause, boolean writableStackTrace) {
+    super(message, cause, writableStackTrace);
     this.reason = reason;
     this.attempts = attempts;
     this.retryAfter = retryAfter;

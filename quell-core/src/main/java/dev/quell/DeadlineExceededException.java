@@ -15,7 +15,12 @@ public final class DeadlineExceededException extends ResilienceException {
 
   /** Creates the exception; normally only Quell does this. */
   public DeadlineExceededException(String message, int attempts, Duration elapsed, @Nullable Throwable cause) {
-    super(message, cause);
+    this(message, attempts, elapsed, cause, true);
+  }
+
+  DeadlineExceededException(String message, int attempts, Duration elapsed, @Nullable Throwable cause,
+      boolean writableStackTrace) {
+    super(message, cause, writableStackTrace);
     this.attempts = attempts;
     this.elapsed = elapsed;
   }

@@ -3,8 +3,8 @@ package dev.quell;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +23,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Draining {
   private static final AtomicReference<@Nullable State> STATE = new AtomicReference<>();
-  /** Calls waiting between attempts, to be ended when a grace runs out. */
-  private static final Set<Call> WAITING = ConcurrentHashMap.newKeySet();
+  /**
+   * Calls waiting between attempts, to be ended when a grace runs out: striped intrusive lists (the
+   * links live in the calls), so watching a call allocates nothing and threads rarely share a lock.
+   */
+  private static final int STRIPES = 16;
+  private static final Object[] LOCKS = new Object[STRIPES];
+  private static final @Nullable Call[] HEADS = new Call[STRIPES];
+
+  static {
+    for (int i = 0; i < STRIPES; i++) {
+      LOCKS[i] = new Object();
+    }
+  }
 
   private Draining() {}
 
@@ -50,7 +61,7 @@ public final class Draining {
       if (time == TimeSource.system()) {
         Watchdog.INSTANCE.cutOffAt(state.endAt); // in-flight sync attempts end with the grace
       }
-      for (Call call : WAITING) {
+      for (Call call : waiting()) {
         endWhenGraceEnds(call, state);
       }
     }
@@ -72,18 +83,62 @@ public final class Draining {
     return STATE.get();
   }
 
-  /** A call starts waiting between attempts: end it when a grace runs out. */
+  /** A call starts waiting between attempts: end it when a grace runs out. (Under the call's lock.) */
   static void watch(Call call) {
-    WAITING.add(call);
+    if (!call.watched) {
+      int stripe = (int) (Thread.currentThread().getId() & (STRIPES - 1));
+      synchronized (LOCKS[stripe]) {
+        Call head = HEADS[stripe];
+        call.waitNext = head;
+        call.waitPrev = null;
+        if (head != null) {
+          head.waitPrev = call;
+        }
+        HEADS[stripe] = call;
+        call.waitStripe = stripe;
+        call.watched = true;
+      }
+    }
     State s = STATE.get();
     if (s != null && !s.forever) {
       endWhenGraceEnds(call, s); // draining began before it started to wait
     }
   }
 
-  /** The call no longer waits. */
+  /** The call no longer waits. (Under the call's lock.) */
   static void unwatch(Call call) {
-    WAITING.remove(call);
+    if (!call.watched) {
+      return;
+    }
+    int stripe = call.waitStripe;
+    synchronized (LOCKS[stripe]) {
+      Call prev = call.waitPrev;
+      Call next = call.waitNext;
+      if (prev == null) {
+        HEADS[stripe] = next;
+      } else {
+        prev.waitNext = next;
+      }
+      if (next != null) {
+        next.waitPrev = prev;
+      }
+      call.waitPrev = null;
+      call.waitNext = null;
+      call.watched = false;
+    }
+  }
+
+  /** A snapshot of the calls waiting now. */
+  private static List<Call> waiting() {
+    List<Call> all = new ArrayList<>();
+    for (int i = 0; i < STRIPES; i++) {
+      synchronized (LOCKS[i]) {
+        for (Call c = HEADS[i]; c != null; c = c.waitNext) {
+          all.add(c);
+        }
+      }
+    }
+    return all;
   }
 
   private static void endWhenGraceEnds(Call call, State s) {
@@ -98,7 +153,11 @@ public final class Draining {
   /** For tests in this package only: forgets that draining began. */
   static void resetForTests() {
     STATE.set(null);
-    WAITING.clear();
+    for (Call c : waiting()) {
+      synchronized (c) {
+        unwatch(c);
+      }
+    }
     Watchdog.INSTANCE.cutOffAt(Long.MAX_VALUE);
   }
 

@@ -11,4 +11,9 @@ public final class RateLimitedException extends CallRejectedException {
   public RateLimitedException(String message, int attempts, @Nullable Duration retryAfter, @Nullable Throwable cause) {
     super(message, StopReason.LIMITED, attempts, retryAfter, cause);
   }
+
+  RateLimitedException(String message, int attempts, @Nullable Duration retryAfter, @Nullable Throwable cause,
+      boolean writableStackTrace) {
+    super(message, StopReason.LIMITED, attempts, retryAfter, cause, writableStackTrace);
+  }
 }

@@ -103,8 +103,11 @@ public final class Resilience {
   final int budgetGateIndex;
   /** No gate asks about a first attempt: the fast path may skip them. */
   final boolean firstAttemptUngated;
+  /** How many gates may keep a mark in an attempt's record (0 when only the budget guards it). */
+  final int markSlots;
   /** The backoff's cap, read once (a custom backoff's {@code max()} that fails counts as the default). */
   final Duration backoffMax;
+  final long backoffMaxNanos;
   /** Hedging, or null. */
   final @Nullable Hedge hedge;
   /** This instance's latencies, when measured timing or a measured hedge delay needs them; else null. */
@@ -170,9 +173,11 @@ public final class Resilience {
     this.gates = g.toArray(new Gate[0]);
     this.budgetGateIndex = budgetIndex;
     this.firstAttemptUngated = gates.length == (budgetIndex >= 0 ? 1 : 0);
+    this.markSlots = firstAttemptUngated ? 0 : gates.length; // the budget's gate keeps no mark
     this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
         && firstAttemptUngated && hedge == null && measuredTiming == null;
     this.backoffMax = safeMax(backoff);
+    this.backoffMaxNanos = Durations.toNanosSaturated(backoffMax);
     boolean measuredHedge = hedge != null && hedge.fixedDelayNanos() < 0;
     this.latencies = measuredTiming != null || measuredHedge
         ? new LatencyHistogram(timeSource, measuredTiming != null ? measuredTiming.windowNanos()

@@ -347,8 +347,7 @@ final class SyncExecution implements Call.Driver {
     Object result = null;
     Throwable failure = null;
     boolean fired;
-    attempt.runner = Thread.currentThread();
-    attempt.interruption.set(AttemptRecord.RUNNING_WORK);
+    attempt.workStarting();
     try {
       result = callable != null ? callable.call()
           : Objects.requireNonNull(work, "work").call(
@@ -379,7 +378,7 @@ final class SyncExecution implements Call.Driver {
 
   @SuppressWarnings("unchecked")
   private static <T> @Nullable T finish(Call call) throws Exception {
-    Throwable failure = call.failureToThrow();
+    Throwable failure = call.failureToThrow(true);
     if (failure == null) {
       return (T) call.lastResult;
     }
