@@ -18,7 +18,6 @@ import java.util.function.Predicate;
  *   <li>Reads {@code X-Deadline-Ms} and {@code X-Criticality} as its {@link ResilienceContext.Inbound}
  *       allows and makes that context current while the handler runs, so outbound calls inherit the
  *       caller's deadline.
- *   <li>Stores the caller's {@link RetryMarker} as the exchange attribute {@value RetryMarker#ATTRIBUTE}.
  *   <li>Maps a {@link dev.quell.CallRejectedException} escaping the handler (directly or as a cause) to
  *       {@code 503} with {@code Retry-After}, and a {@link dev.quell.DeadlineExceededException} or
  *       {@link dev.quell.AttemptTimeoutException} to {@code 504}, with an RFC 9457
@@ -26,6 +25,11 @@ import java.util.function.Predicate;
  *       headers, in which case the exception goes on up unchanged.
  *   <li>While {@link Draining#isDraining()}, answers new requests {@code 503} with {@code Connection: close}.
  * </ul>
+ *
+ * <p>The caller's {@link RetryMarker} is not copied into an attribute, as the servlet filter does:
+ * the JDK's {@code HttpExchange} keeps its attributes on the shared {@code HttpContext}, so concurrent
+ * requests would see each other's. Read it from the request instead:
+ * {@code RetryMarker.parse(exchange.getRequestHeaders().getFirst(RetryMarker.HEADER))}.
  *
  * <p>Thread-safe; one instance may serve every context of a server.
  */
@@ -62,8 +66,6 @@ public final class QuellHttpServerFilter extends Filter {
     }
     ResilienceContext context = ResilienceContext.fromHeaders(exchange.getRequestHeaders()::getFirst,
         trusted.test(exchange) ? trustedInbound : inbound);
-    RetryMarker.parse(exchange.getRequestHeaders().getFirst(RetryMarker.HEADER))
-        .ifPresent(m -> exchange.setAttribute(RetryMarker.ATTRIBUTE, m));
     try (ResilienceContext.Scope scope = context.open()) {
       chain.doFilter(exchange);
     } catch (IOException | RuntimeException e) {

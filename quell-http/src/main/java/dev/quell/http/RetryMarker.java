@@ -9,16 +9,16 @@ import org.jspecify.annotations.Nullable;
  * it as {@value #HEADER} ({@code 2/3}: the second of at most three attempts) on every attempt of a
  * call whose policy may retry, and only then. A server that receives it knows its caller is already
  * retrying: if the server retries its own dependencies as well, the attempts multiply (3 × 3 = 9 on
- * the dependency for one user action), which is what retry budgets exist to bound. Quell's server
- * filters put the parsed marker in the request's attributes under {@value #ATTRIBUTE}, so a handler
- * can choose to retry less, and log or count it.
+ * the dependency for one user action), which is what retry budgets exist to bound. A handler can read
+ * it with {@link #parse} to retry less, or to log or count it; {@link QuellServletFilter} also puts it
+ * in the request's attributes under {@value #ATTRIBUTE}.
  *
  * <p>Immutable and thread-safe.
  */
 public final class RetryMarker {
   /** The request header that carries the marker. */
   public static final String HEADER = "X-Quell-Attempt";
-  /** The request attribute under which Quell's server filters store the caller's {@link RetryMarker}. */
+  /** The servlet request attribute under which {@link QuellServletFilter} stores the caller's {@link RetryMarker}. */
   public static final String ATTRIBUTE = "dev.quell.http.RetryMarker";
 
   private final int attempt;
