@@ -21,7 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The JDK's own HttpServer on loopback, answering from a script (200 "ok" when the script is empty),
+ * The JDK's own HttpServer on loopback, answering from a script (then 200 "ok", or what {@link #otherwise} says),
  * and counting the exchanges still in progress: an exchange whose response body the client never
  * closes stays in progress, so a count that returns to zero means no connection was left holding a body.
  */
@@ -35,6 +35,7 @@ final class JdkServer implements AutoCloseable {
   final HttpContext context;
   private final ExecutorService pool = Executors.newCachedThreadPool();
   private final ConcurrentLinkedQueue<Reply> script = new ConcurrentLinkedQueue<>();
+  private volatile java.util.function.Supplier<Reply> otherwise = () -> status(200, "ok");
   private final List<Headers> requests = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private int inProgress;
@@ -47,6 +48,12 @@ final class JdkServer implements AutoCloseable {
     context = server.createContext("/", this::handle);
     context.getFilters().addAll(Arrays.asList(filters));
     server.start();
+  }
+
+  /** Answers with {@code replies.get()} once the script is empty. */
+  JdkServer otherwise(java.util.function.Supplier<Reply> replies) {
+    this.otherwise = replies;
+    return this;
   }
 
   JdkServer then(Reply... replies) {
@@ -117,7 +124,7 @@ final class JdkServer implements AutoCloseable {
         in.transferTo(OutputStream.nullOutputStream());
       }
       Reply reply = script.poll();
-      (reply == null ? status(200, "ok") : reply).send(exchange);
+      (reply == null ? otherwise.get() : reply).send(exchange);
     } finally {
       synchronized (lock) {
         inProgress--;
