@@ -9,6 +9,7 @@ import dev.quell.RetryBudget;
 import dev.quell.StopReason;
 import dev.quell.http.internal.Bodies;
 import dev.quell.http.internal.Hosts;
+import dev.quell.http.internal.OutboundHeaders;
 import dev.quell.http.internal.ResponseClassifier;
 import dev.quell.http.internal.Superseded;
 import java.io.IOException;
@@ -352,24 +353,8 @@ public final class ResilientHttpClient implements AutoCloseable {
     /** Runs inside the attempt: the current context is this attempt's own. */
     HttpRequest requestFor(Attempt attempt) {
       ResilienceContext context = ResilienceContext.current();
-      boolean ownDeadline = context.hasDeadline();
-      boolean ownCriticality = context.hasCriticality();
-      HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) ->
-          !(name.equalsIgnoreCase(RetryMarker.HEADER)
-              || (ownDeadline && name.equalsIgnoreCase(ResilienceContext.DEADLINE_HEADER))
-              || (ownCriticality && name.equalsIgnoreCase(ResilienceContext.CRITICALITY_HEADER))));
-      context.writeHeaders((name, value) -> {
-        Duration caller = callerDeadline;
-        if (caller != null && name.equals(ResilienceContext.DEADLINE_HEADER)
-            && context.remaining().map(left -> left.compareTo(caller) > 0).orElse(false)) {
-          value = ResilienceContext.formatDeadline(caller.toNanos()); // yours was tighter: keep it
-        }
-        builder.setHeader(name, value);
-      });
-      int attempts = policy.attempts();
-      if (attempts > 1) {
-        builder.setHeader(RetryMarker.HEADER, RetryMarker.of(Math.min(attempt.number(), attempts), attempts).headerValue());
-      }
+      HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> !OutboundHeaders.replaces(name, context));
+      OutboundHeaders.write(context, callerDeadline, attempt.number(), policy.attempts(), builder::setHeader);
       return builder.build();
     }
 
