@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -331,9 +332,40 @@ public final class ResilientHttpClient implements AutoCloseable {
       if (attempt.isRetry() && !attempt.isHedge()) {
         responses.supersede(); // release the 503 before asking again
       }
-      HttpResponse<T> response = http.send(requestFor(attempt), handler);
+      // What HttpClient.send does inside, but keeping hold of the future: when an interrupt (ours, at
+      // the attempt timeout, or the caller's) lands just as the answer arrives, send would drop that
+      // answer with its body open. Here it is tracked, and closed with the others.
+      CompletableFuture<HttpResponse<T>> future = http.sendAsync(requestFor(attempt), handler);
+      HttpResponse<T> response;
+      try {
+        response = future.get();
+      } catch (InterruptedException e) {
+        if (!future.cancel(true)) { // cancelling aborts the exchange, unless the answer is already here
+          HttpResponse<T> late = future.isCompletedExceptionally() ? null : future.getNow(null);
+          if (late != null) {
+            responses.received(late);
+          }
+        }
+        throw e;
+      } catch (ExecutionException e) {
+        throw rethrowCause(e);
+      }
       responses.received(response);
       return response;
+    }
+
+    private static IOException rethrowCause(ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        return (IOException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      return new IOException(cause == null ? e.getMessage() : cause.getMessage(), cause == null ? e : cause);
     }
 
     CompletionStage<HttpResponse<T>> sendAsync(Attempt attempt) {
