@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -85,6 +86,77 @@ public class HttpClientBenchmark {
       serverThreads.shutdownNow();
       serverThreads.awaitTermination(10, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * An {@code HttpClient} that answers at once, with no I/O: through it, {@link #quellAlone} measures
+   * what Quell itself does per request (the scope lookup, the policy, the per-attempt request copy with
+   * its headers, the response tracking) without the loopback's noise.
+   */
+  static final class Instant extends HttpClient {
+    private final HttpHeaders none = HttpHeaders.of(java.util.Map.of(), (a, b) -> true);
+
+    @Override public java.util.Optional<java.net.CookieHandler> cookieHandler() { return java.util.Optional.empty(); }
+    @Override public java.util.Optional<java.time.Duration> connectTimeout() { return java.util.Optional.empty(); }
+    @Override public Redirect followRedirects() { return Redirect.NEVER; }
+    @Override public java.util.Optional<java.net.ProxySelector> proxy() { return java.util.Optional.empty(); }
+    @Override public javax.net.ssl.SSLContext sslContext() { throw new UnsupportedOperationException(); }
+    @Override public javax.net.ssl.SSLParameters sslParameters() { return new javax.net.ssl.SSLParameters(); }
+    @Override public java.util.Optional<java.net.Authenticator> authenticator() { return java.util.Optional.empty(); }
+    @Override public Version version() { return Version.HTTP_1_1; }
+    @Override public java.util.Optional<java.util.concurrent.Executor> executor() { return java.util.Optional.empty(); }
+
+    @Override
+    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+      return answer(request);
+    }
+
+    @Override
+    public <T> java.util.concurrent.CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+        HttpResponse.BodyHandler<T> handler) {
+      return java.util.concurrent.CompletableFuture.completedFuture(answer(request));
+    }
+
+    @Override
+    public <T> java.util.concurrent.CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+        HttpResponse.BodyHandler<T> handler, HttpResponse.PushPromiseHandler<T> push) {
+      return sendAsync(request, handler);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> HttpResponse<T> answer(HttpRequest request) {
+      HttpHeaders headers = none;
+      return (HttpResponse<T>) new HttpResponse<String>() {
+        @Override public int statusCode() { return 200; }
+        @Override public HttpRequest request() { return request; }
+        @Override public java.util.Optional<HttpResponse<String>> previousResponse() { return java.util.Optional.empty(); }
+        @Override public HttpHeaders headers() { return headers; }
+        @Override public String body() { return "ok"; }
+        @Override public java.util.Optional<javax.net.ssl.SSLSession> sslSession() { return java.util.Optional.empty(); }
+        @Override public URI uri() { return request.uri(); }
+        @Override public Version version() { return Version.HTTP_1_1; }
+      };
+    }
+  }
+
+  /** Quell in front of a client that answers at once: Quell's own work per request, alone. */
+  @State(Scope.Benchmark)
+  public static class Alone {
+    final Instant http = new Instant();
+    final ResilientHttpClient quell = ResilientHttpClient.of(http, Resilience.HTTP);
+    final HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/item")).build();
+  }
+
+  /** What Quell itself does per request, with no I/O behind it. */
+  @Benchmark
+  public String quellAlone(Alone alone) throws IOException, InterruptedException {
+    return alone.quell.send(alone.request, HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /** The client that answers at once, called directly: the baseline for {@link #quellAlone}. */
+  @Benchmark
+  public String instantAlone(Alone alone) {
+    return alone.http.send(alone.request, HttpResponse.BodyHandlers.ofString()).body();
   }
 
   /** The bare JDK client: the cost of the request itself. */

@@ -18,6 +18,9 @@ class HttpClientBenchmarkTest {
         assertThat(benchmark.resilientHttpClient(loopback)).isEqualTo("ok");
       }
       assertThat(loopback.quell.budgetsByHost()).hasSize(1);
+      HttpClientBenchmark.Alone alone = new HttpClientBenchmark.Alone();
+      assertThat(benchmark.quellAlone(alone)).isEqualTo("ok");
+      assertThat(benchmark.instantAlone(alone)).isEqualTo("ok");
     } finally {
       loopback.stop();
     }
