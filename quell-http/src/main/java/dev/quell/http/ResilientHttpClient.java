@@ -81,6 +81,10 @@ import org.jspecify.annotations.Nullable;
  *       keeps the thread's interrupt flag set, as every Quell call does.
  * </ul>
  *
+ * <p><b>Hedging</b>: a policy with a {@link dev.quell.Hedge} sends a request still unanswered after the
+ * hedge delay again, beside the first, each on its own exchange; the losers are aborted and any answer
+ * they still produce is closed. Only repeatable requests are hedged.
+ *
  * <h2>Cancellation</h2>
  * An attempt that outlives its attempt timeout is aborted: {@link #send} interrupts the blocked thread and
  * {@link #sendAsync} cancels the JDK's future, which since JDK 16 (JDK-8245462) aborts the exchange and
@@ -132,7 +136,7 @@ public final class ResilientHttpClient implements AutoCloseable {
     // draining. The core cannot yet be told "no retry for this call" (see the module's report), and a
     // classifier cannot see which call an attempt timeout belongs to.
     this.once = PolicyScope.of(template.attempts() == 1 ? template
-        : template.with(s -> s.attempts(1).useAmbientCriticality(false)), maxHosts);
+        : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxHosts);
   }
 
   /** Wraps {@code http} with {@link Resilience#HTTP}, per host. */

@@ -500,6 +500,43 @@ class ResilientHttpClientTest {
     assertThat(raw.awaitAbandoned(1, 10)).isTrue();
   }
 
+  // ---------------------------------------------------------------- hedging
+
+  @Test
+  void aHedgeAnswersForAHungAttemptWhoseExchangeIsThenAborted() throws Exception {
+    raw(RawServer.HANG, RawServer.respond(200, "", "hedged"));
+    ResilientHttpClient client = ResilientHttpClient.of(HTTP, Resilience.HTTP.withListener(events)
+        .withHedge(dev.quell.Hedge.after(Duration.ofMillis(100))));
+
+    assertThat(client.send(get(raw.uri("/")), BodyHandlers.ofString()).body()).isEqualTo("hedged");
+
+    assertThat(raw.awaitAbandoned(1, 10)).as("the losing attempt's exchange was aborted").isTrue();
+    assertThat(events.terminals()).hasSize(1);
+  }
+
+  @Test
+  void aLosingHedgesResponseIsClosed() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    server(exchange -> {
+      try {
+        release.await(10, TimeUnit.SECONDS); // the first attempt answers only after the hedge has won
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      JdkServer.endless(200).send(exchange);
+    }, JdkServer.status(200, "hedged"));
+    ResilientHttpClient client = ResilientHttpClient.of(HTTP, Resilience.HTTP
+        .withHedge(dev.quell.Hedge.after(Duration.ofMillis(100))));
+
+    HttpResponse<InputStream> r = client.sendAsync(get(server.uri("/")), BodyHandlers.ofInputStream()).get(10, TimeUnit.SECONDS);
+    try (InputStream body = r.body()) {
+      assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("hedged");
+    }
+    release.countDown();
+
+    assertThat(server.awaitIdle(10)).as("the loser's endless body was closed or its exchange aborted").isTrue();
+  }
+
   // ---------------------------------------------------------------- scopes, draining, lifecycle
 
   @Test

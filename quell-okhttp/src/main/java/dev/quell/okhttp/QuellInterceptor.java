@@ -7,6 +7,7 @@ import dev.quell.DeadlineExceededException;
 import dev.quell.Outcome;
 import dev.quell.PolicyScope;
 import dev.quell.Resilience;
+import dev.quell.ResilienceConfigurationException;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
@@ -66,6 +67,9 @@ import org.jspecify.annotations.Nullable;
  *       arrives as a {@link SocketTimeoutException} whose cause is Quell's exception.
  * </ul>
  *
+ * <p>It does not hedge: OkHttp runs one exchange of a call at a time, so a policy with a
+ * {@link dev.quell.Hedge} is refused when the interceptor is made.
+ *
  * <h2>With OkHttp's own machinery</h2>
  * <ul>
  *   <li>{@code retryOnConnectionFailure} (on by default) lets OkHttp resend a request on a fresh connection
@@ -107,12 +111,17 @@ public final class QuellInterceptor implements Interceptor {
 
   QuellInterceptor(Resilience policy, Function<? super Request, String> scopeKey, int maxKeys) {
     this.policy = Objects.requireNonNull(policy, "policy");
+    policy.hedge().ifPresent(h -> {
+      throw new ResilienceConfigurationException("hedge was " + h + " in policy '" + policy.name()
+          + "': an OkHttp interceptor cannot hedge, since OkHttp runs one exchange of a call at a time;"
+          + " give the interceptor policy.withoutHedge()");
+    });
     this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
     this.maxKeys = maxKeys;
     Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), OKHTTP_RESPONSES));
     this.retrying = PolicyScope.of(template, maxKeys);
     this.once = PolicyScope.of(template.attempts() == 1 ? template
-        : template.with(s -> s.attempts(1).useAmbientCriticality(false)), maxKeys);
+        : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxKeys);
   }
 
   /** An interceptor keyed by {@code scopeKey} instead of by host, with fresh budgets. */

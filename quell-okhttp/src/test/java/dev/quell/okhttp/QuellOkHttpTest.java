@@ -556,6 +556,14 @@ class QuellOkHttpTest {
   }
 
   @Test
+  void aHedgingPolicyIsRefusedWhenTheInterceptorIsMade() {
+    Throwable thrown = catchThrowable(() -> QuellOkHttp.interceptor(policy.withHedge(dev.quell.Hedge.after(Duration.ofMillis(50)))));
+
+    assertThat(thrown).isInstanceOf(dev.quell.ResilienceConfigurationException.class)
+        .hasMessageContaining("in policy 't'").hasMessageContaining("withoutHedge()");
+  }
+
+  @Test
   void aScopeKeyFunctionThatReturnsNullIsAClearError() {
     OkHttpClient client = client(QuellOkHttp.interceptor(policy).withScopeKey(r -> null));
 
