@@ -133,8 +133,8 @@ public final class ResilientHttpClient implements AutoCloseable {
     Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), JDK_RESPONSES));
     this.retrying = PolicyScope.of(template, maxHosts);
     // Requests that may not be repeated run under a one-attempt copy: same deadline, attempt timeout and
-    // draining. The core cannot yet be told "no retry for this call" (see the module's report), and a
-    // classifier cannot see which call an attempt timeout belongs to.
+    // draining. The core has no way yet to say "no retry for this call", and a classifier cannot tell
+    // which call an attempt timeout belongs to, so a copy with one attempt is the only honest way.
     this.once = PolicyScope.of(template.attempts() == 1 ? template
         : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxHosts);
   }
