@@ -1,0 +1,413 @@
+package dev.quell.http;
+
+import dev.quell.Attempt;
+import dev.quell.Outcome;
+import dev.quell.PolicyScope;
+import dev.quell.Resilience;
+import dev.quell.ResilienceContext;
+import dev.quell.RetryBudget;
+import dev.quell.StopReason;
+import dev.quell.http.internal.Bodies;
+import dev.quell.http.internal.Hosts;
+import dev.quell.http.internal.OutboundHeaders;
+import dev.quell.http.internal.ResponseClassifier;
+import dev.quell.http.internal.Superseded;
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Your {@link HttpClient}, with every request sent through a Quell policy: retries with backoff and a
+ * retry budget per host, a deadline, attempt timeouts, Retry-After honoured, and the caller's deadline
+ * and criticality passed on to the server.
+ *
+ * <pre>{@code
+ * static final ResilientHttpClient CATALOG = ResilientHttpClient.of(
+ *     HttpClient.newHttpClient(),
+ *     Resilience.HTTP.withName("catalog").withDeadline(Duration.ofSeconds(2)));
+ *
+ * HttpResponse<String> r = CATALOG.send(HttpRequest.newBuilder(uri).build(), BodyHandlers.ofString());
+ * }</pre>
+ *
+ * <p>It is a type of its own, not an {@code HttpClient} subclass: a subclass compiled on Java 17 would
+ * silently turn Java 21's {@code HttpClient.close()} into a no-op and lose the JDK's cancellable
+ * futures. Use {@link #httpClient()} for what this type does not offer (WebSockets, push promises).
+ *
+ * <h2>What each call does</h2>
+ * <ul>
+ *   <li><b>Per host.</b> Each host (with its port, when not the scheme's default) gets its own copy of the
+ *       policy and so its own automatic retry budget ({@link #budgetsByHost()}): a storm against one host
+ *       never spends the retries of another. At most {@value PolicyScope#DEFAULT_MAX_KEYS} hosts are held,
+ *       the least recently used forgotten first. {@link #withScopeKey} keys by something else.
+ *   <li><b>Only what may be repeated is retried</b> ({@link Repeatable}): {@code GET}, {@code HEAD},
+ *       {@code OPTIONS}, {@code PUT}, {@code DELETE}, and any request with an {@code Idempotency-Key}
+ *       header; {@code POST} and {@code PATCH} otherwise get one attempt, still under the deadline.
+ *   <li><b>A fresh request per attempt</b>, copied from yours, carrying that attempt's own headers:
+ *       {@code X-Deadline-Ms} (the time left to <em>this attempt's</em> end — the smaller of its attempt
+ *       timeout and the call's deadline, and of any {@code X-Deadline-Ms} you set yourself),
+ *       {@code X-Criticality} (when the ambient context has one; otherwise yours is kept), and the
+ *       nested-retry marker {@code X-Quell-Attempt: n/N} when the call may retry ({@link RetryMarker}).
+ *       The body publisher is subscribed again for each attempt, as the JDK itself does for redirects; a
+ *       publisher that can be read only once must go with {@link Repeatable#NO}.
+ *   <li><b>Status codes</b>, with {@link dev.quell.Classifier#HTTP} (the policy of {@link Resilience#HTTP}):
+ *       408 and 5xx are retried, 429 and 503 wait the server's {@code Retry-After} when it gives one —
+ *       delta-seconds or any of the three HTTP-date forms, measured from the response's {@code Date},
+ *       rounded up ({@link RetryAfter}). A wait that would cross the deadline ends the call at once instead.
+ *       With another classifier, your classifier decides, and a readable Retry-After on a retried 429 or
+ *       503 still sets the wait. (A classifier that knows nothing of HTTP, such as
+ *       {@link dev.quell.Classifier#DEFAULT}, takes every response as a success.)
+ *   <li><b>Superseded responses are closed</b>: the body of a response the caller will never see — a 503
+ *       that was retried, an answer that came after its attempt timed out or after the caller cancelled —
+ *       is closed (an {@code InputStream} or {@code Stream} closed, a {@code Flow.Publisher} cancelled), so
+ *       its connection is released. The response the call returns is never touched: a streaming body is
+ *       yours to read and close, and is never buffered.
+ *   <li><b>Outcome</b>: as {@link Resilience#execute}. The last response is returned when the attempts run
+ *       out (a 503, say); transport failures are rethrown unchanged; Quell's refusals throw
+ *       {@link dev.quell.CallRejectedException} or {@link dev.quell.DeadlineExceededException} (the response
+ *       that preceded them is closed). An interrupted {@code send} throws {@link InterruptedException} and
+ *       keeps the thread's interrupt flag set, as every Quell call does.
+ * </ul>
+ *
+ * <p><b>Hedging</b>: a policy with a {@link dev.quell.Hedge} sends a request still unanswered after the
+ * hedge delay again, beside the first, each on its own exchange; the losers are aborted and any answer
+ * they still produce is closed. Only repeatable requests are hedged.
+ *
+ * <h2>Cancellation</h2>
+ * An attempt that outlives its attempt timeout is aborted: {@link #send} interrupts the blocked thread and
+ * {@link #sendAsync} cancels the JDK's future, which since JDK 16 (JDK-8245462) aborts the exchange and
+ * closes its connection; this library's Java 17 baseline always has that. Cancelling the future
+ * {@code sendAsync} returns ({@code cancel(true)} or {@code cancel(false)}: the same) cancels the call:
+ * the attempt in flight is aborted and no retry starts. Cancel that future itself, not a stage derived
+ * from it — as with the JDK's own, cancelling a dependent stage does not reach the exchange. If the
+ * {@code HttpClient} you wrap is a custom subclass, aborting depends on its futures being cancellable.
+ *
+ * <p>Immutable and thread-safe; build one per dependency (or one per application) and keep it in a field,
+ * as you would the {@code HttpClient}.
+ */
+public final class ResilientHttpClient implements AutoCloseable {
+  private static final ResponseClassifier.Access JDK_RESPONSES = new ResponseClassifier.Access() {
+    @Override
+    public int status(Object result) {
+      return result instanceof HttpResponse ? ((HttpResponse<?>) result).statusCode() : -1;
+    }
+
+    @Override
+    public @Nullable String header(Object result, String name) {
+      return ((HttpResponse<?>) result).headers().firstValue(name).orElse(null);
+    }
+  };
+
+  private static final Function<HttpRequest, String> BY_HOST = request -> {
+    URI uri = request.uri();
+    return Hosts.key(uri.getScheme(), uri.getHost(), uri.getPort());
+  };
+
+  /** {@code HttpClient.close()}, present from JDK 21; null before. */
+  private static final @Nullable MethodHandle CLOSE = findClose();
+
+  private final HttpClient http;
+  private final Resilience policy;
+  private final Function<? super HttpRequest, String> scopeKey;
+  private final int maxHosts;
+  private final PolicyScope<String> retrying;
+  private final PolicyScope<String> once;
+
+  private ResilientHttpClient(HttpClient http, Resilience policy, Function<? super HttpRequest, String> scopeKey, int maxHosts) {
+    this.http = Objects.requireNonNull(http, "http");
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
+    this.maxHosts = maxHosts;
+    Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), JDK_RESPONSES));
+    this.retrying = PolicyScope.of(template, maxHosts);
+    // Requests that may not be repeated run under a one-attempt copy: same deadline, attempt timeout and
+    // draining. The core has no way yet to say "no retry for this call", and a classifier cannot tell
+    // which call an attempt timeout belongs to, so a copy with one attempt is the only honest way.
+    this.once = PolicyScope.of(template.attempts() == 1 ? template
+        : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxHosts);
+  }
+
+  /** Wraps {@code http} with {@link Resilience#HTTP}, per host. */
+  public static ResilientHttpClient of(HttpClient http) {
+    return of(http, Resilience.HTTP);
+  }
+
+  /**
+   * Wraps {@code http} with {@code policy}, per host. The policy is a template: each host gets a copy
+   * named {@code name:host} with its own automatic budget. Give it {@link dev.quell.Classifier#HTTP} (as
+   * {@link Resilience#HTTP} has) or a classifier of your own that reads responses.
+   */
+  public static ResilientHttpClient of(HttpClient http, Resilience policy) {
+    return new ResilientHttpClient(http, policy, BY_HOST, PolicyScope.DEFAULT_MAX_KEYS);
+  }
+
+  /**
+   * A client keyed by {@code scopeKey} instead of by host — a tenant, a route, or a constant for one
+   * budget over everything. The new client starts with fresh budgets.
+   */
+  public ResilientHttpClient withScopeKey(Function<? super HttpRequest, String> scopeKey) {
+    return new ResilientHttpClient(http, policy, scopeKey, maxHosts);
+  }
+
+  /** A client that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets. */
+  public ResilientHttpClient withMaxKeys(int maxKeys) {
+    return new ResilientHttpClient(http, policy, scopeKey, maxKeys);
+  }
+
+  /** The {@code HttpClient} this one wraps. */
+  public HttpClient httpClient() {
+    return http;
+  }
+
+  /** The policy as given: the template each host's copy is made from. */
+  public Resilience policy() {
+    return policy;
+  }
+
+  /** The policy that requests to {@code key} (a host, unless {@link #withScopeKey} said otherwise) run under. */
+  public Resilience policyFor(String key) {
+    return retrying.policy(key);
+  }
+
+  /** A snapshot of each host's live retry budget, least recently used first: for dashboards and alerts. */
+  public Map<String, RetryBudget> budgetsByHost() {
+    return retrying.budgets();
+  }
+
+  /** Sends {@code request} through the host's policy, retrying it only if {@link Repeatable#BY_METHOD} allows. */
+  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    return send(request, handler, Repeatable.BY_METHOD);
+  }
+
+  /** Sends {@code request} through the host's policy, retrying it only if {@code repeatable} allows. */
+  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, Repeatable repeatable)
+      throws IOException, InterruptedException {
+    Exchange<T> exchange = exchange(request, handler, repeatable);
+    Outcome<HttpResponse<T>> outcome = exchange.policy.run(exchange::send);
+    HttpResponse<T> response = exchange.settle(outcome);
+    if (response != null) {
+      return response;
+    }
+    throw rethrow(outcome.failure().orElse(null));
+  }
+
+  /** As {@link #send(HttpRequest, HttpResponse.BodyHandler)}, without blocking. Cancel the returned future to cancel the call. */
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+    return sendAsync(request, handler, Repeatable.BY_METHOD);
+  }
+
+  /**
+   * As {@link #send(HttpRequest, HttpResponse.BodyHandler, Repeatable)}, without blocking. The future
+   * completes with the response, or exceptionally with what {@code send} would throw. Cancelling it
+   * cancels the call and aborts the exchange in flight.
+   */
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
+      Repeatable repeatable) {
+    Exchange<T> exchange = exchange(request, handler, repeatable);
+    CompletableFuture<Outcome<HttpResponse<T>>> call = exchange.policy.runAsync(exchange::sendAsync);
+    CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    result.whenComplete((r, t) -> {
+      if (result.isCancelled()) {
+        call.cancel(true); // the core cancels the JDK's own future, which aborts the exchange
+      }
+    });
+    call.whenComplete((outcome, failure) -> {
+      if (outcome == null) {
+        exchange.responses.end(null);
+        result.completeExceptionally(failure != null ? failure : new IllegalStateException("call ended without an outcome"));
+        return;
+      }
+      HttpResponse<T> response = exchange.settle(outcome);
+      if (response != null) {
+        if (!result.complete(response)) {
+          Bodies.discard(response); // the caller cancelled as it arrived: nobody will read it
+        }
+      } else {
+        Throwable f = outcome.failure().orElse(null);
+        result.completeExceptionally(f != null ? f : new IllegalStateException("call ended without a response"));
+      }
+    });
+    return result;
+  }
+
+  /**
+   * Closes the wrapped {@code HttpClient} on JDK 21 and later ({@code HttpClient.close()}: waits for the
+   * requests in flight, then releases its threads and connections). On JDK 17 to 20, where
+   * {@code HttpClient} has no {@code close}, this does nothing and the client's resources are released
+   * when it becomes unreachable. Close only a client you own: the {@code HttpClient} may be shared.
+   */
+  @Override
+  public void close() {
+    MethodHandle close = CLOSE;
+    if (close == null) {
+      return;
+    }
+    try {
+      close.invoke(http);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException("HttpClient.close() failed", t);
+    }
+  }
+
+  private static @Nullable MethodHandle findClose() {
+    try {
+      return MethodHandles.publicLookup().findVirtual(HttpClient.class, "close", MethodType.methodType(void.class));
+    } catch (NoSuchMethodException | IllegalAccessException e) {
+      return null; // JDK 17 to 20
+    }
+  }
+
+  private <T> Exchange<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler, Repeatable repeatable) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(repeatable, "repeatable");
+    String key = scopeKey.apply(request);
+    if (key == null) {
+      throw new NullPointerException("the scope key function returned null for " + request.uri());
+    }
+    boolean repeat = repeatable.allows(request.method(), name -> request.headers().firstValue(name).orElse(null));
+    Resilience hostPolicy = retrying.policy(key);
+    if (repeat && hostPolicy.attempts() > 1) {
+      return new Exchange<>(http, request, handler, hostPolicy, null);
+    }
+    return new Exchange<>(http, request, handler, once.policy(key), hostPolicy.budget());
+  }
+
+  /** Throws {@code failure} if it is unchecked or interrupted; returns the IOException to throw otherwise. */
+  private static IOException rethrow(@Nullable Throwable failure) throws InterruptedException {
+    if (failure instanceof IOException) {
+      return (IOException) failure;
+    }
+    if (failure instanceof InterruptedException) {
+      throw (InterruptedException) failure;
+    }
+    if (failure instanceof RuntimeException) {
+      throw (RuntimeException) failure;
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+    return new IOException("request failed", failure); // no other checked exception comes out of HttpClient.send
+  }
+
+  @Override
+  public String toString() {
+    return "ResilientHttpClient[" + policy.name() + ", hosts=" + retrying.size() + "]";
+  }
+
+  /** One call: its request, its responses, and how to build each attempt's request. */
+  private static final class Exchange<T> {
+    final HttpClient http;
+    final HttpRequest request;
+    final HttpResponse.BodyHandler<T> handler;
+    final Resilience policy;
+    /** The host's budget, when this call runs one attempt under the copy: the core does not deposit for it. */
+    final @Nullable RetryBudget fundsHost;
+    final Superseded<HttpResponse<T>> responses = new Superseded<>(Bodies::discard);
+    final @Nullable Duration callerDeadline;
+
+    Exchange(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> handler, Resilience policy,
+        @Nullable RetryBudget fundsHost) {
+      this.http = http;
+      this.request = request;
+      this.handler = handler;
+      this.policy = policy;
+      this.fundsHost = fundsHost;
+      this.callerDeadline = ResilienceContext.parseDeadline(
+          request.headers().firstValue(ResilienceContext.DEADLINE_HEADER).orElse(null));
+    }
+
+    HttpResponse<T> send(Attempt attempt) throws IOException, InterruptedException {
+      if (attempt.isRetry() && !attempt.isHedge()) {
+        responses.supersede(); // release the 503 before asking again
+      }
+      // What HttpClient.send does inside, but keeping hold of the future: when an interrupt (ours, at
+      // the attempt timeout, or the caller's) lands just as the answer arrives, send would drop that
+      // answer with its body open. Here it is tracked, and closed with the others.
+      CompletableFuture<HttpResponse<T>> future = http.sendAsync(requestFor(attempt), handler);
+      HttpResponse<T> response;
+      try {
+        response = future.get();
+      } catch (InterruptedException e) {
+        if (!future.cancel(true)) { // cancelling aborts the exchange, unless the answer is already here
+          HttpResponse<T> late = future.isCompletedExceptionally() ? null : future.getNow(null);
+          if (late != null) {
+            responses.received(late);
+          }
+        }
+        throw e;
+      } catch (ExecutionException e) {
+        throw rethrowCause(e);
+      }
+      responses.received(response);
+      return response;
+    }
+
+    private static IOException rethrowCause(ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        return (IOException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      return new IOException(cause == null ? e.getMessage() : cause.getMessage(), cause == null ? e : cause);
+    }
+
+    CompletionStage<HttpResponse<T>> sendAsync(Attempt attempt) {
+      if (attempt.isRetry() && !attempt.isHedge()) {
+        responses.supersede();
+      }
+      // Return the JDK's own future: cancelling it (the core does, on timeout and on cancel) aborts the exchange.
+      CompletableFuture<HttpResponse<T>> future = http.sendAsync(requestFor(attempt), handler);
+      future.whenComplete((response, failure) -> {
+        if (response != null) {
+          responses.received(response);
+        }
+      });
+      return future;
+    }
+
+    /** Runs inside the attempt: the current context is this attempt's own. */
+    HttpRequest requestFor(Attempt attempt) {
+      ResilienceContext context = ResilienceContext.current();
+      HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> !OutboundHeaders.replaces(name, context));
+      OutboundHeaders.write(context, callerDeadline, attempt.number(), policy.attempts(), builder::setHeader);
+      return builder.build();
+    }
+
+    /** Closes every response but the one returned, funds the host for a one-attempt call; returns the response or null. */
+    @Nullable HttpResponse<T> settle(Outcome<HttpResponse<T>> outcome) {
+      HttpResponse<T> response = outcome.hasValue() ? outcome.value() : null;
+      responses.end(response);
+      RetryBudget host = fundsHost;
+      if (host != null) {
+        // what the core does for an attempt of a retrying call: a success deposits, a retryable failure is recorded
+        if (outcome.stopReason() == StopReason.SUCCEEDED) {
+          host.deposit();
+        } else if (outcome.stopReason() == StopReason.ATTEMPTS_EXHAUSTED) {
+          host.recordFailure();
+        }
+      }
+      return response;
+    }
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.quell.http;
+
+import org.jspecify.annotations.NullMarked;

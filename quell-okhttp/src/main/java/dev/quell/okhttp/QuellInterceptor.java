@@ -1,0 +1,345 @@
+package dev.quell.okhttp;
+
+import dev.quell.Attempt;
+import dev.quell.AttemptTimeoutException;
+import dev.quell.CallRejectedException;
+import dev.quell.DeadlineExceededException;
+import dev.quell.Outcome;
+import dev.quell.PolicyScope;
+import dev.quell.Resilience;
+import dev.quell.ResilienceConfigurationException;
+import dev.quell.ResilienceContext;
+import dev.quell.RetryBudget;
+import dev.quell.StopReason;
+import dev.quell.http.Repeatable;
+import dev.quell.http.internal.Hosts;
+import dev.quell.http.internal.OutboundHeaders;
+import dev.quell.http.internal.ResponseClassifier;
+import dev.quell.http.internal.Superseded;
+import dev.quell.okhttp.internal.CancelWatch;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import okhttp3.Call;
+import okhttp3.HttpUrl;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An OkHttp application interceptor that runs each call through a Quell policy, per host. Made by
+ * {@link QuellOkHttp#interceptor(Resilience)}; add it with {@code OkHttpClient.Builder.addInterceptor}
+ * (an <em>application</em> interceptor: a network interceptor runs once per network hop and cannot retry).
+ *
+ * <h2>What each call does</h2>
+ * <ul>
+ *   <li><b>{@code chain.proceed} once per attempt</b>, with a fresh copy of the request carrying that
+ *       attempt's {@code X-Deadline-Ms}, {@code X-Criticality} and nested-retry marker
+ *       ({@code X-Quell-Attempt: n/N}), exactly as {@code ResilientHttpClient} does. Before a retry the
+ *       previous response is closed, so OkHttp never refuses with "cannot make a new request because the
+ *       previous response is still open"; every response the caller will not receive is closed.
+ *   <li><b>Per host</b>: each host gets its own copy of the policy and retry budget ({@link #budgetsByHost()}).
+ *   <li><b>Only what may be repeated is retried</b> ({@link Repeatable}): idempotent methods and requests
+ *       with an {@code Idempotency-Key}; tag a request with {@code Repeatable.YES} or {@code Repeatable.NO}
+ *       ({@code new Request.Builder().tag(Repeatable.class, Repeatable.YES)}) to decide yourself. A request
+ *       whose body is one-shot ({@link RequestBody#isOneShot()}) or duplex ({@link RequestBody#isDuplex()})
+ *       is never retried, since it cannot be sent twice; when such a request asked to be retried and failed,
+ *       its exception carries a suppressed note saying so.
+ *   <li><b>Status codes and Retry-After</b>: with {@link dev.quell.Classifier#HTTP} (the classifier of
+ *       {@link Resilience#HTTP}), 408 and 5xx are retried and 429/503 wait the server's {@code Retry-After}
+ *       in either form — OkHttp's own follow-up logic reads only delta-seconds and ignores a date. Any other
+ *       classifier receives the {@link Response} to judge.
+ *   <li><b>Attempt timeouts</b> become OkHttp's connect, read and write timeouts for that attempt (never
+ *       longer than yours), because a thread blocked in a socket read does not notice an interrupt: a silent
+ *       server is given up on at the attempt timeout. A server that keeps trickling bytes is bounded by the
+ *       call's deadline and OkHttp's {@code callTimeout}, not by the attempt timeout.
+ *   <li><b>Failures</b> stay {@link IOException}s, as OkHttp expects of an interceptor (an unchecked
+ *       exception would crash an enqueued call's dispatcher thread): a transport failure is rethrown
+ *       unchanged; a refusal ({@link CallRejectedException}: budget, breaker, limiter, draining) arrives as an
+ *       {@code IOException} whose cause is the refusal; a deadline overrun or a last attempt that timed out
+ *       arrives as a {@link SocketTimeoutException} whose cause is Quell's exception.
+ * </ul>
+ *
+ * <p>It does not hedge: OkHttp runs one exchange of a call at a time, so a policy with a
+ * {@link dev.quell.Hedge} is refused when the interceptor is made.
+ *
+ * <h2>With OkHttp's own machinery</h2>
+ * <ul>
+ *   <li>{@code retryOnConnectionFailure} (on by default) lets OkHttp resend a request on a fresh connection
+ *       when a pooled one turns out dead or a route fails. That happens inside one Quell attempt, below this
+ *       interceptor: the budget does not see it. Leave it on (it hides stale keep-alive connections, which
+ *       are not the dependency's fault) or turn it off to make every wire attempt count.
+ *   <li>{@code callTimeout} bounds the whole call, retries and backoff included. The interceptor adopts it as
+ *       the call's deadline, so Quell never waits for a retry the call timeout would cut off; when it fires,
+ *       OkHttp reports its {@code InterruptedIOException("timeout")} as usual.
+ *   <li>{@code Call.cancel()} aborts the attempt in flight and ends the call with no retry; during a backoff
+ *       wait it wakes the waiting thread at once.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe: one interceptor serves every call of a client.
+ */
+public final class QuellInterceptor implements Interceptor {
+  private static final ResponseClassifier.Access OKHTTP_RESPONSES = new ResponseClassifier.Access() {
+    @Override
+    public int status(Object result) {
+      return result instanceof Response ? ((Response) result).code() : -1;
+    }
+
+    @Override
+    public @Nullable String header(Object result, String name) {
+      return ((Response) result).header(name);
+    }
+  };
+
+  static final Function<Request, String> BY_HOST = request -> {
+    HttpUrl url = request.url();
+    return Hosts.key(url.scheme(), url.host(), url.port());
+  };
+
+  private final Resilience policy;
+  private final Function<? super Request, String> scopeKey;
+  private final int maxKeys;
+  private final PolicyScope<String> retrying;
+  private final PolicyScope<String> once;
+
+  QuellInterceptor(Resilience policy, Function<? super Request, String> scopeKey, int maxKeys) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    policy.hedge().ifPresent(h -> {
+      throw new ResilienceConfigurationException("hedge was " + h + " in policy '" + policy.name()
+          + "': an OkHttp interceptor cannot hedge, since OkHttp runs one exchange of a call at a time;"
+          + " give the interceptor policy.withoutHedge()");
+    });
+    this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
+    this.maxKeys = maxKeys;
+    Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), OKHTTP_RESPONSES));
+    this.retrying = PolicyScope.of(template, maxKeys);
+    this.once = PolicyScope.of(template.attempts() == 1 ? template
+        : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxKeys);
+  }
+
+  /** An interceptor keyed by {@code scopeKey} instead of by host, with fresh budgets. */
+  public QuellInterceptor withScopeKey(Function<? super Request, String> scopeKey) {
+    return new QuellInterceptor(policy, scopeKey, maxKeys);
+  }
+
+  /** An interceptor that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets. */
+  public QuellInterceptor withMaxKeys(int maxKeys) {
+    return new QuellInterceptor(policy, scopeKey, maxKeys);
+  }
+
+  /** The policy as given: the template each host's copy is made from. */
+  public Resilience policy() {
+    return policy;
+  }
+
+  /** The policy that requests to {@code key} (a host, unless {@link #withScopeKey} said otherwise) run under. */
+  public Resilience policyFor(String key) {
+    return retrying.policy(key);
+  }
+
+  /** A snapshot of each host's live retry budget, least recently used first. */
+  public Map<String, RetryBudget> budgetsByHost() {
+    return retrying.budgets();
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Request request = chain.request();
+    String key = scopeKey.apply(request);
+    if (key == null) {
+      throw new NullPointerException("the scope key function returned null for " + request.url());
+    }
+    Repeatable mark = request.tag(Repeatable.class);
+    boolean wantsRepeat = (mark == null ? Repeatable.BY_METHOD : mark).allows(request.method(), request::header);
+    String unrepeatableBody = unrepeatableBody(request.body());
+    Resilience hostPolicy = retrying.policy(key);
+    boolean repeat = wantsRepeat && unrepeatableBody == null && hostPolicy.attempts() > 1;
+    Resilience callPolicy = repeat ? hostPolicy : once.policy(key);
+
+    Call call = chain.call();
+    boolean interruptedBefore = Thread.currentThread().isInterrupted();
+    Attempts attempts = new Attempts(chain, request, callPolicy.attempts(), repeat ? CancelWatch.watch(call) : null);
+    Outcome<Response> outcome;
+    try (ResilienceContext.Scope scope = withCallTimeout(call).open()) {
+      outcome = callPolicy.run(attempts::proceed);
+    } finally {
+      attempts.endWatch(interruptedBefore);
+    }
+    Response response = outcome.hasValue() ? outcome.value() : null;
+    attempts.responses.end(response);
+    if (!repeat) {
+      // what the core does for an attempt of a retrying call: a success funds the host's budget
+      if (outcome.stopReason() == StopReason.SUCCEEDED) {
+        hostPolicy.budget().deposit();
+      } else if (outcome.stopReason() == StopReason.ATTEMPTS_EXHAUSTED) {
+        hostPolicy.budget().recordFailure();
+      }
+    }
+    if (response != null) {
+      return response;
+    }
+    Throwable failure = outcome.failure().orElse(null);
+    if (outcome.stopReason() == StopReason.CANCELLED && call.isCanceled()) {
+      if (!interruptedBefore) {
+        Thread.interrupted(); // OkHttp's cancel, not an interrupt of this thread: leave no flag behind
+      }
+      IOException original = attempts.cancelled;
+      throw original != null ? original : new IOException("Canceled");
+    }
+    if (unrepeatableBody != null && wantsRepeat && hostPolicy.attempts() > 1 && failure instanceof IOException) {
+      failure.addSuppressed(new IOException("Quell did not retry this request: its body is " + unrepeatableBody
+          + " (RequestBody.is" + (unrepeatableBody.equals("one-shot") ? "OneShot" : "Duplex")
+          + "() is true), so it cannot be sent again"));
+    }
+    throw asIOException(failure);
+  }
+
+  private static @Nullable String unrepeatableBody(@Nullable RequestBody body) {
+    if (body == null) {
+      return null;
+    }
+    if (body.isDuplex()) {
+      return "duplex";
+    }
+    return body.isOneShot() ? "one-shot" : null;
+  }
+
+  /** OkHttp's call timeout, as the call's deadline: Quell then never waits for a retry it would cut off. */
+  private static ResilienceContext withCallTimeout(Call call) {
+    ResilienceContext current = ResilienceContext.current();
+    long nanos = call.timeout().timeoutNanos();
+    return nanos > 0 ? current.withDeadline(Duration.ofNanos(nanos)) : current;
+  }
+
+  private static IOException asIOException(@Nullable Throwable failure) {
+    if (failure instanceof IOException) {
+      return (IOException) failure;
+    }
+    if (failure instanceof DeadlineExceededException || failure instanceof AttemptTimeoutException) {
+      SocketTimeoutException timeout = new SocketTimeoutException(failure.getMessage());
+      timeout.initCause(failure);
+      return timeout;
+    }
+    if (failure instanceof CallRejectedException) {
+      return new IOException(failure.getMessage(), failure);
+    }
+    if (failure instanceof InterruptedException) {
+      InterruptedIOException interrupted = new InterruptedIOException(failure.getMessage());
+      interrupted.initCause(failure);
+      return interrupted; // the thread's interrupt flag stays set, as Quell keeps it
+    }
+    if (failure instanceof RuntimeException) {
+      throw (RuntimeException) failure;
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+    return new IOException("call failed", failure);
+  }
+
+  @Override
+  public String toString() {
+    return "QuellInterceptor[" + policy.name() + ", hosts=" + retrying.size() + "]";
+  }
+
+  /** One call's attempts. Runs on the one thread OkHttp gives the call. */
+  private static final class Attempts {
+    final Chain chain;
+    final Request request;
+    final int attempts;
+    final @Nullable CancelWatch watch;
+    final @Nullable Duration callerDeadline;
+    final Superseded<Response> responses = new Superseded<>(Response::close);
+    /** The IOException OkHttp raised when the call was cancelled, rethrown as it was. */
+    @Nullable IOException cancelled;
+
+    Attempts(Chain chain, Request request, int attempts, @Nullable CancelWatch watch) {
+      this.chain = chain;
+      this.request = request;
+      this.attempts = attempts;
+      this.watch = watch;
+      this.callerDeadline = ResilienceContext.parseDeadline(request.header(ResilienceContext.DEADLINE_HEADER));
+    }
+
+    Response proceed(Attempt attempt) throws IOException {
+      CancelWatch w = watch;
+      if (w != null) {
+        w.attemptStarting();
+      }
+      try {
+        if (attempt.isRetry() && !attempt.isHedge()) {
+          responses.supersede(); // close the previous response before OkHttp is asked for the next
+        }
+        if (chain.call().isCanceled()) {
+          throw cancelled(new IOException("Canceled"));
+        }
+        Response response;
+        try {
+          response = timed(chain, attempt).proceed(requestFor(attempt));
+        } catch (IOException e) {
+          if (chain.call().isCanceled()) {
+            throw cancelled(e);
+          }
+          throw e;
+        }
+        responses.received(response);
+        return response;
+      } finally {
+        if (w != null) {
+          w.waiting(); // between attempts a cancel must wake the backoff wait
+        }
+      }
+    }
+
+    /** The call was cancelled: remember OkHttp's exception and tell the core it was a cancellation. */
+    private InterruptedIOException cancelled(IOException e) {
+      cancelled = e;
+      InterruptedIOException signal = new InterruptedIOException("call cancelled");
+      signal.initCause(e);
+      return signal;
+    }
+
+    void endWatch(boolean interruptedBefore) {
+      CancelWatch w = watch;
+      if (w != null && w.end() && !interruptedBefore) {
+        Thread.interrupted(); // the watch interrupted this thread to end a backoff wait: take it back
+      }
+    }
+
+    private Request requestFor(Attempt attempt) {
+      ResilienceContext context = ResilienceContext.current();
+      Request.Builder builder = request.newBuilder();
+      for (String name : request.headers().names()) {
+        if (OutboundHeaders.replaces(name, context)) {
+          builder.removeHeader(name);
+        }
+      }
+      OutboundHeaders.write(context, callerDeadline, attempt.number(), attempts, builder::header);
+      return builder.build();
+    }
+
+    /** The attempt timeout as OkHttp's connect, read and write timeouts, never longer than the client's own. */
+    private static Chain timed(Chain chain, Attempt attempt) {
+      Duration timeout = attempt.timeout();
+      if (timeout.compareTo(Duration.ofDays(1)) > 0) {
+        return chain; // none, in practice
+      }
+      int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis() + (timeout.toNanosPart() % 1_000_000 > 0 ? 1 : 0)));
+      return chain
+          .withConnectTimeout(tighter(chain.connectTimeoutMillis(), millis), TimeUnit.MILLISECONDS)
+          .withReadTimeout(tighter(chain.readTimeoutMillis(), millis), TimeUnit.MILLISECONDS)
+          .withWriteTimeout(tighter(chain.writeTimeoutMillis(), millis), TimeUnit.MILLISECONDS);
+    }
+
+    private static int tighter(int current, int attempt) {
+      return current == 0 ? attempt : Math.min(current, attempt); // 0 is "no timeout" to OkHttp
+    }
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.quell.okhttp;
+
+import org.jspecify.annotations.NullMarked;
