@@ -114,6 +114,8 @@ public final class Resilience {
   final @Nullable LatencyHistogram latencies;
   private final int minSamples;
   private final AtomicBoolean warned = new AtomicBoolean();
+  /** This instance for work that must not be repeated; made on first use. */
+  private volatile @Nullable Resilience once;
 
   private Resilience(Settings s) {
     s.validate();
@@ -278,6 +280,59 @@ public final class Resilience {
       System.getLogger("dev.quell.Resilience").log(System.Logger.Level.WARNING,
           "quell.policy.misbehaving: policy ''{0}'': {1}", name, problem);
     }
+  }
+
+  /** This policy, for work that must not be repeated: see {@link #once()}. */
+  private Resilience(Resilience base) {
+    this.name = base.name;
+    this.attempts = 1;
+    this.deadline = base.deadline;
+    this.attemptTimeout = base.attemptTimeout;
+    this.backoff = base.backoff;
+    this.classifier = base.classifier;
+    this.budget = base.budget;
+    this.listeners = base.listeners;
+    this.timeSource = base.timeSource;
+    this.useAmbientDeadline = base.useAmbientDeadline;
+    this.useAmbientCriticality = false; // criticality only chooses which retries a budget funds
+    this.discard = base.discard;
+    this.measuredTiming = base.measuredTiming;
+    this.breakerSetting = base.breakerSetting;
+    this.liveBreaker = base.liveBreaker;
+    this.limiters = base.limiters;
+    this.deadlineNanos = base.deadlineNanos;
+    this.attemptTimeoutNanos = base.attemptTimeoutNanos;
+    this.firstAttemptTimeoutNanos = base.firstAttemptTimeoutNanos;
+    this.liveBudget = base.liveBudget; // a first attempt is never charged; its success still deposits
+    this.eventListeners = base.eventListeners;
+    this.observers = base.observers;
+    this.gates = base.gates;
+    this.budgetGateIndex = base.budgetGateIndex;
+    this.firstAttemptUngated = base.firstAttemptUngated;
+    this.markSlots = base.markSlots;
+    this.backoffMax = base.backoffMax;
+    this.backoffMaxNanos = base.backoffMaxNanos;
+    this.hedge = null;
+    this.latencies = base.latencies;
+    this.minSamples = base.minSamples;
+    this.unobservedOnRealClock = eventListeners.isEmpty() && observers.length == 0
+        && timeSource == SystemTime.INSTANCE && firstAttemptUngated && measuredTiming == null;
+    this.once = this;
+  }
+
+  /**
+   * This policy instance for work that must not be repeated — a POST without an idempotency key, a
+   * payment: one attempt, never hedged, asking the same breaker and limiters, depositing into the
+   * same budget and measured by the same histogram as every other call of this instance. Unlike a
+   * {@code withAttempts(1)} copy, which owns a fresh breaker and budget, it shares this instance's
+   * live state, so a dependency's health is judged from all its calls.
+   */
+  public Resilience once() {
+    Resilience o = once;
+    if (o == null) {
+      o = once = attempts == 1 && hedge == null ? this : new Resilience(this);
+    }
+    return o;
   }
 
   /** A limit in nanoseconds; Long.MAX_VALUE for none, and for durations so long they mean none. */

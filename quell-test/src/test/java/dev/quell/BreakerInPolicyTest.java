@@ -111,4 +111,26 @@ class BreakerInPolicyTest {
     assertThat(Resilience.DEFAULT.withBreaker(TRIPS_FAST)).isEqualTo(Resilience.DEFAULT.withBreaker(TRIPS_FAST));
     assertThat(Resilience.DEFAULT.withBreaker(TRIPS_FAST)).isNotEqualTo(Resilience.DEFAULT);
   }
+
+  @Test
+  void onceIsTheSameInstanceForWorkThatMustNotBeRepeated() throws Exception {
+    Resilience p = policy().withHedge(Hedge.after(Duration.ofMillis(10)));
+    Resilience once = p.once();
+    assertThat(once.attempts()).isEqualTo(1);
+    assertThat(once.hedge()).isEmpty();
+    assertThat(once.breaker().orElseThrow()).isSameAs(p.breaker().orElseThrow());
+    assertThat(once.budget()).isSameAs(p.budget());
+    assertThat(once.once()).isSameAs(once);
+    assertThat(p.once()).isSameAs(once);
+
+    int[] calls = new int[1];
+    Outcome<String> o = once.run(() -> {
+      calls[0]++;
+      throw new IOException("not repeated");
+    });
+    assertThat(o.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(calls[0]).isEqualTo(1);
+    assertThat(p.breaker().orElseThrow().metrics().failedCalls()).as("the shared breaker saw it").isEqualTo(1);
+    assertThat(Resilience.NONE.once()).isSameAs(Resilience.NONE);
+  }
 }
