@@ -257,6 +257,19 @@ class Call {
   }
 
   /**
+   * Starts a call whose first attempt a gate already refused (the synchronous fast path asked the
+   * gates itself and gave back what the earlier ones admitted): the same refusal as the core's own.
+   */
+  void startRefused(StopReason reason, long retryAfterNanos) {
+    synchronized (this) {
+      budget.callStarted();
+      phase = RUNNING;
+      refuse(reason, retryAfterNanos, time.nanoTime());
+    }
+    deliver();
+  }
+
+  /**
    * Starts the first attempt that a driver already ran before the call existed (the synchronous
    * fast path), so the core takes over from its end. The attempt was admitted by the fast path's
    * own gate checks, recorded in {@code admitted}.

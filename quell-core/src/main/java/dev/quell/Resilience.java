@@ -97,6 +97,8 @@ public final class Resilience {
   final CallObserver[] observers;
   /** Nothing watches, the clock is real and no gate asks about first attempts: the plainest first-attempt fast path applies. */
   final boolean unobservedOnRealClock;
+  /** Nothing watches and the clock is real, but gates or measured timing need the clock: the timed fast path applies. */
+  final boolean timedFastPath;
   /** The gates every attempt passes, in order (breaker, limiters, budget); the core adds draining and the deadline. */
   final Gate[] gates;
   /** Where the budget's gate sits in {@link #gates}, or -1 without a budget. */
@@ -176,8 +178,10 @@ public final class Resilience {
     this.budgetGateIndex = budgetIndex;
     this.firstAttemptUngated = gates.length == (budgetIndex >= 0 ? 1 : 0);
     this.markSlots = firstAttemptUngated ? 0 : gates.length; // the budget's gate keeps no mark
-    this.unobservedOnRealClock = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
-        && firstAttemptUngated && hedge == null && measuredTiming == null;
+    boolean fastEligible = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE && hedge == null
+        && !(liveBudget instanceof ConcurrentAllowance); // (that kind counts every call in flight)
+    this.unobservedOnRealClock = fastEligible && firstAttemptUngated && measuredTiming == null;
+    this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
     this.backoffMax = safeMax(backoff);
     this.backoffMaxNanos = Durations.toNanosSaturated(backoffMax);
     boolean measuredHedge = hedge != null && hedge.fixedDelayNanos() < 0;
@@ -220,6 +224,16 @@ public final class Resilience {
     if (h != null) {
       h.record(nanos, now);
     }
+  }
+
+  /** True when no gate can make an attempt wait for a permit (those are left to the core). */
+  private static boolean noWaits(Gate[] gates) {
+    for (Gate g : gates) {
+      if (g.maxWaitNanos() > 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Duration safeMax(Backoff backoff) {
@@ -315,8 +329,10 @@ public final class Resilience {
     this.hedge = null;
     this.latencies = base.latencies;
     this.minSamples = base.minSamples;
-    this.unobservedOnRealClock = eventListeners.isEmpty() && observers.length == 0
-        && timeSource == SystemTime.INSTANCE && firstAttemptUngated && measuredTiming == null;
+    boolean fastEligible = eventListeners.isEmpty() && observers.length == 0 && timeSource == SystemTime.INSTANCE
+        && !(liveBudget instanceof ConcurrentAllowance);
+    this.unobservedOnRealClock = fastEligible && firstAttemptUngated && measuredTiming == null;
+    this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
     this.once = this;
   }
 

@@ -29,6 +29,8 @@ final class SyncExecution implements Call.Driver {
   final Call call = new Call();
   private final Thread owner = Thread.currentThread();
   private final AtomicInteger wait = new AtomicInteger();
+  /** The timed fast path's attempt record, reused. */
+  private final AttemptRecord scratch = new AttemptRecord();
   /** This nesting level's attempt timer on the real clock. */
   private Watchdog.@Nullable Slot slot;
 
@@ -154,11 +156,86 @@ final class SyncExecution implements Call.Driver {
     }
     SyncExecution driver = ambient.acquireDriver();
     try {
+      if (callable != null && policy.timedFastPath && ambient.depth() == 0 && !ambient.inFastAttempt()
+          && !Draining.isDraining()) {
+        return driver.timedFast(policy, callable, ambient);
+      }
       Call call = driver.begin(policy, ambient, callable, work);
       driver.drive(callable, work, ambient);
       return finish(call);
     } finally {
       ambient.releaseDriver(driver);
+    }
+  }
+
+  /**
+   * The first attempt of a call whose gates (breaker, limiters) or measured timing need the clock,
+   * when nothing listens: the same gates asked in the same order, the same attempt ceiling, two
+   * clock reads and no allocation; only an attempt that does not come back OK sets up the call,
+   * with the verdict reached and the permits held. A gate's refusal is handed to the core, which
+   * ends the call as it ends any refused first attempt. (Gates that can make an attempt wait are
+   * left to the core.)
+   */
+  private <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
+    long start = System.nanoTime();
+    long timeout = Math.min(policy.attemptCeilingNanos(start), policy.deadlineNanos);
+    AttemptRecord r = scratch.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, policy.markSlots);
+    r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
+    Gate[] gates = policy.gates;
+    int admitted = 0;
+    for (int i = 0; i < gates.length; i++) {
+      if (i != policy.budgetGateIndex) { // first attempts are never charged nor refused by the budget
+        if (!gates[i].tryAdmit(r, i, start)) {
+          // refused: give back what the earlier gates admitted, and let the core end the call
+          // exactly as it ends one whose first attempt it refused itself
+          releaseFast(policy, r, admitted, Gate.NOT_STARTED, start);
+          reset();
+          Call call = this.call.init(policy, start, null, this);
+          call.startRefused(gates[i].refusal(), r.retryAfterNanos);
+          drive(callable, null, ambient);
+          return finish(call);
+        }
+      }
+      admitted = i + 1;
+    }
+    Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
+    T result = null;
+    Throwable failure = null;
+    try {
+      result = callable.call();
+    } catch (Throwable t) {
+      failure = t;
+    }
+    boolean timedOut = slot.disarm() && failure != null;
+    long end = System.nanoTime();
+    Verdict verdict = null;
+    if (failure == null && !timedOut) {
+      verdict = Call.classify(policy.classifier(), result, null);
+      if (verdict.kind() == Verdict.Kind.OK) {
+        // the core's decision for an OK verdict: release as succeeded, credit, measure, stop
+        releaseFast(policy, r, admitted, Gate.SUCCEEDED, end);
+        policy.budget().deposit();
+        policy.recordLatency(end - start, end);
+        return result;
+      }
+    }
+    reset();
+    this.callable = callable;
+    this.work = null;
+    Call call = this.call.init(policy, start, null, this);
+    AttemptRecord first = call.adoptFirst(start, timeout, admitted, r.marks);
+    boolean cancelled = !timedOut && failure != null && isCancelled(failure);
+    call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
+    drive(callable, null, ambient);
+    return finish(call);
+  }
+
+  private static void releaseFast(Resilience policy, AttemptRecord r, int admitted, int how, long now) {
+    Gate[] gates = policy.gates;
+    for (int i = admitted - 1; i >= 0; i--) {
+      if (i != policy.budgetGateIndex) {
+        gates[i].release(r, i, how, now);
+      }
     }
   }
 

@@ -1,0 +1,102 @@
+package dev.quell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The timed fast path: a synchronous call on the real clock, with no listener, whose breaker,
+ * limiters or measured timing need the clock. It must decide exactly as the core does.
+ */
+class TimedFastPathTest {
+  private final CircuitBreaker breaker = CircuitBreaker.of("dep",
+      CircuitBreaker.Config.DEFAULT.withMinimumCalls(4).withFailureRate(0.5).withRamp(Duration.ZERO));
+  private final Limiter bulkhead = Limiter.concurrency(2);
+  private final Limiter adaptive = Limiter.adaptive();
+  private final Resilience policy = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.NONE)
+      .withBreaker(breaker).withLimiter(bulkhead).withLimiter(adaptive);
+
+  @Test
+  void successesAreCountedByTheBreakerAndGiveTheirPermitsBack() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      assertThat(policy.execute(() -> "ok")).isEqualTo("ok");
+    }
+    assertThat(breaker.metrics().calls()).isEqualTo(10);
+    assertThat(breaker.metrics().failedCalls()).isZero();
+    assertThat(bulkhead.inFlight()).isZero();
+    assertThat(adaptive.inFlight()).isZero();
+  }
+
+  @Test
+  void aFailedFirstAttemptIsHandedToTheCoreWithItsPermits() throws Exception {
+    AtomicInteger n = new AtomicInteger();
+    String v = policy.execute(() -> {
+      if (n.getAndIncrement() == 0) {
+        assertThat(bulkhead.inFlight()).as("the first attempt holds a permit").isEqualTo(1);
+        throw new IOException("flaky");
+      }
+      return "second";
+    });
+    assertThat(v).isEqualTo("second");
+    assertThat(breaker.metrics().calls()).isEqualTo(2);
+    assertThat(breaker.metrics().failedCalls()).isEqualTo(1);
+    assertThat(bulkhead.inFlight()).isZero();
+    assertThat(adaptive.inFlight()).isZero();
+  }
+
+  @Test
+  void anOpenBreakerIsRefusedByTheCoreWithItsPause() {
+    breaker.isolate();
+    assertThatThrownBy(() -> policy.execute(() -> "never")).isInstanceOfSatisfying(CallRejectedException.class,
+        e -> assertThat(e.reason()).isEqualTo(StopReason.DEPENDENCY_UNAVAILABLE));
+    assertThat(bulkhead.inFlight()).isZero();
+    assertThat(breaker.metrics().refusals()).isEqualTo(1);
+  }
+
+  @Test
+  void aFullBulkheadIsRefusedAndNothingLeaks() throws Exception {
+    Limiter one = Limiter.concurrency(1);
+    Resilience p = Resilience.DEFAULT.withLimiter(one);
+    Object inner = p.execute(() -> {
+      try {
+        return p.execute(() -> "nested");
+      } catch (RateLimitedException e) {
+        return e.reason();
+      }
+    });
+    assertThat(inner).isEqualTo(StopReason.LIMITED);
+    assertThat(one.inFlight()).isZero();
+  }
+
+  @Test
+  void measuredTimingIsRecordedOnTheTimedPath() throws Exception {
+    Resilience measured = Resilience.DEFAULT.withMeasuredTiming(MeasuredTiming.multipleOfP95(3).withMinSamples(5));
+    for (int i = 0; i < 20; i++) {
+      measured.execute(() -> "ok");
+    }
+    assertThat(measured.timing().orElseThrow().samples()).isEqualTo(20);
+  }
+
+  @Test
+  void theSuccessPathWithABreakerAndABulkheadAllocatesNothing() throws Exception {
+    Resilience p = Resilience.DEFAULT.withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.concurrency(64));
+    java.util.concurrent.Callable<String> ok = () -> "ok";
+    for (int i = 0; i < 200_000; i++) {
+      p.execute(ok);
+    }
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    int calls = 500_000;
+    for (int i = 0; i < calls; i++) {
+      p.execute(ok);
+    }
+    double perCall = (double) (threads.getCurrentThreadAllocatedBytes() - before) / calls;
+    // the breaker's window makes one small bucket object per tenth of its window (3 s): next to nothing
+    assertThat(perCall).isLessThan(1.0);
+  }
+}
