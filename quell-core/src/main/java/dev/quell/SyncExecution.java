@@ -29,6 +29,22 @@ final class SyncExecution implements Call.Driver {
   final Call call = new Call();
   private final Thread owner = Thread.currentThread();
   private final AtomicInteger wait = new AtomicInteger();
+  /** Set while the owner starts an attempt of its own: a hedge wake-up then rides on its slot. */
+  private boolean primaryArming;
+  private long hedgeDelay = Long.MAX_VALUE;
+  private int hedgeToken;
+  /** Hands the hedge wake-up from the watchdog to the hedge executor (made once per driver). */
+  private final Runnable hedgeFromWatchdog = this::hedgeDue;
+
+  private void hedgeDue() {
+    Call c = call;
+    Hedge h = c.policy.hedge;
+    int token = hedgeToken;
+    if (h != null) {
+      h.executor().execute(() -> c.wake(token));
+    }
+  }
+
   /** The timed fast path's attempt record, reused. */
   private final AttemptRecord scratch = new AttemptRecord();
   /** This nesting level's attempt timer on the real clock. */
@@ -76,6 +92,13 @@ final class SyncExecution implements Call.Driver {
   @Override
   public void wakeWhileRunning(Call c, long delayNanos, int token) {
     TimeSource time = c.time;
+    if (time == SystemTime.INSTANCE && Thread.currentThread() == owner && primaryArming) {
+      // the caller's own attempt is about to start: its watchdog slot times the hedge too, so a
+      // hedge that is never needed costs no timer
+      hedgeDelay = delayNanos;
+      hedgeToken = token;
+      return;
+    }
     Runnable wake = () -> c.wake(token);
     if (time == SystemTime.INSTANCE) {
       java.util.concurrent.Executor off = Objects.requireNonNull(c.policy.hedge).executor();
@@ -399,9 +422,21 @@ final class SyncExecution implements Call.Driver {
 
   private void runAttempt(Call c, AttemptRecord attempt, @Nullable Callable<?> callable,
       Resilience.@Nullable Work<?> work, Ambient ambient) {
-    if (!c.begin(attempt)) {
+    boolean mine = Thread.currentThread() == owner;
+    if (mine) {
+      primaryArming = true;
+      hedgeDelay = Long.MAX_VALUE;
+    }
+    boolean begun;
+    try {
+      begun = c.begin(attempt);
+    } finally {
+      primaryArming = false;
+    }
+    if (!begun) {
       return;
     }
+    long hedgeAfter = mine ? hedgeDelay : Long.MAX_VALUE;
     TimeSource time = c.time;
     long start = attempt.startNanos;
     long timeout = attempt.timeoutNanos;
@@ -411,7 +446,7 @@ final class SyncExecution implements Call.Driver {
     ScheduledInterrupt scheduled = null;
     try {
       if (time == SystemTime.INSTANCE) {
-        armed = slot().arm(timeout);
+        armed = hedgeAfter == Long.MAX_VALUE ? slot().arm(timeout) : slot().arm(timeout, hedgeAfter, hedgeFromWatchdog);
       } else if (timeout != Long.MAX_VALUE) {
         scheduled = new ScheduledInterrupt(time, timeout);
       }

@@ -76,6 +76,11 @@ final class Watchdog {
     final Thread owner;
     volatile long stamp; // (sequence << 2) | state
     long timeoutNanos; // published by the release store of stamp
+    /** After this long without an answer the hedge task runs (once); Long.MAX_VALUE for none. */
+    long hedgeNanos = Long.MAX_VALUE;
+    @Nullable Runnable hedgeTask;
+    // watchdog-private: the sequence whose hedge task has run
+    long hedgedSequence = -1;
     // watchdog-private
     long seenSequence = -1;
     long seenAt;
@@ -126,7 +131,18 @@ final class Watchdog {
 
     /** Arms this slot for an attempt of at most {@code timeoutNanos} ({@code Long.MAX_VALUE}: only a drain's cut-off ends it). Owner only. */
     Slot arm(long timeoutNanos) {
+      return arm(timeoutNanos, Long.MAX_VALUE, null);
+    }
+
+    /**
+     * As {@link #arm(long)}, and after {@code hedgeNanos} without an answer the watchdog runs
+     * {@code hedgeTask} once, on its own thread: the task must only hand work over (it starts a
+     * hedge through an executor), never run it.
+     */
+    Slot arm(long timeoutNanos, long hedgeNanos, @Nullable Runnable hedgeTask) {
       this.timeoutNanos = timeoutNanos;
+      this.hedgeNanos = hedgeNanos;
+      this.hedgeTask = hedgeTask;
       long next = ((stamp >>> 2) + 1) << 2 | ARMED;
       STAMP.setRelease(this, next);
       if (INSTANCE.idle) {
@@ -201,6 +217,15 @@ final class Watchdog {
           slot.seenSequencePublished = sequence;
           if (!cut) {
             continue;
+          }
+        }
+        Runnable hedge = slot.hedgeTask;
+        if (hedge != null && slot.hedgedSequence != sequence && now - slot.seenAt >= slot.hedgeNanos) {
+          slot.hedgedSequence = sequence;
+          try {
+            hedge.run();
+          } catch (RuntimeException | Error e) {
+            // a hedge that cannot be handed over is not sent; the attempt goes on
           }
         }
         if ((cut || now - slot.seenAt >= slot.timeoutNanos) && !slot.owner.isInterrupted()
