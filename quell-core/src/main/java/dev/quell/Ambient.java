@@ -79,13 +79,18 @@ final class Ambient {
 
   /** Arms the fast path's slot for its attempt; the caller must check {@link #inFastAttempt()} first. */
   Watchdog.Slot armFast(long timeoutNanos, boolean retries) {
+    return armFast(timeoutNanos, retries, Long.MAX_VALUE, null);
+  }
+
+  /** As {@link #armFast(long, boolean)}, with a hedge task the watchdog runs once after {@code hedgeNanos}. */
+  Watchdog.Slot armFast(long timeoutNanos, boolean retries, long hedgeNanos, @Nullable Runnable hedgeTask) {
     Watchdog.Slot s = fastSlot;
     if (s == null) {
       s = fastSlot = Watchdog.INSTANCE.newSlot();
     }
     fastDepth = depth;
     fastRetries = retries;
-    return s.arm(timeoutNanos);
+    return s.arm(timeoutNanos, hedgeNanos, hedgeTask);
   }
 
   /** True while a fast-path attempt runs on this thread. */

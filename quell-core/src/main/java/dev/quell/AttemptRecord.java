@@ -88,7 +88,12 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
 
   /** The work starts on this thread: the core may interrupt it to cancel it. */
   void workStarting() {
-    runner = Thread.currentThread();
+    workStartingOn(Thread.currentThread());
+  }
+
+  /** The work runs (or already runs) on {@code thread}: the core may interrupt it to cancel it. */
+  void workStartingOn(Thread thread) {
+    runner = thread;
     interruption = RUNNING_WORK;
   }
 

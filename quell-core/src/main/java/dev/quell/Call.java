@@ -354,6 +354,19 @@ class Call {
     deliver();
   }
 
+  /**
+   * The hedge of a first attempt that the synchronous fast path started is due (the watchdog saw
+   * it run past the hedge delay): send it now, as the core's own hedge timer would.
+   */
+  void hedgeDue() {
+    synchronized (this) {
+      if (phase == RUNNING && canHedge()) {
+        sendHedge(time.nanoTime());
+      }
+    }
+    deliver();
+  }
+
   /** A value nobody will see (an attempt that ended after the call did): hand it to the discard hook. */
   void discard(@Nullable Object value) {
     if (value == null) {

@@ -99,6 +99,8 @@ public final class Resilience {
   final boolean unobservedOnRealClock;
   /** Nothing watches and the clock is real, but gates or measured timing need the clock: the timed fast path applies. */
   final boolean timedFastPath;
+  /** As the plainest fast path, with a fixed-delay hedge the watchdog times: the hedged fast path applies. */
+  final boolean hedgedFastPath;
   /** The gates every attempt passes, in order (breaker, limiters, budget); the core adds draining and the deadline. */
   final Gate[] gates;
   /** Where the budget's gate sits in {@link #gates}, or -1 without a budget. */
@@ -182,6 +184,9 @@ public final class Resilience {
         && !(liveBudget instanceof ConcurrentAllowance); // (that kind counts every call in flight)
     this.unobservedOnRealClock = fastEligible && firstAttemptUngated && measuredTiming == null;
     this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
+    this.hedgedFastPath = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
+        && !(liveBudget instanceof ConcurrentAllowance) && firstAttemptUngated && measuredTiming == null
+        && hedge != null && hedge.fixedDelayNanos() >= 0;
     this.backoffMax = safeMax(backoff);
     this.backoffMaxNanos = Durations.toNanosSaturated(backoffMax);
     boolean measuredHedge = hedge != null && hedge.fixedDelayNanos() < 0;
@@ -333,6 +338,7 @@ public final class Resilience {
         && !(liveBudget instanceof ConcurrentAllowance);
     this.unobservedOnRealClock = fastEligible && firstAttemptUngated && measuredTiming == null;
     this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
+    this.hedgedFastPath = false; // (it never hedges)
     this.once = this;
   }
 

@@ -179,9 +179,13 @@ final class SyncExecution implements Call.Driver {
     }
     SyncExecution driver = ambient.acquireDriver();
     try {
-      if (callable != null && policy.timedFastPath && ambient.depth() == 0 && !ambient.inFastAttempt()
-          && !Draining.isDraining()) {
-        return driver.timedFast(policy, callable, ambient);
+      if (callable != null && ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
+        if (policy.timedFastPath) {
+          return driver.timedFast(policy, callable, ambient);
+        }
+        if (policy.hedgedFastPath) {
+          return driver.hedgedFast(policy, callable, ambient);
+        }
       }
       Call call = driver.begin(policy, ambient, callable, work);
       driver.drive(callable, work, ambient);
@@ -251,6 +255,108 @@ final class SyncExecution implements Call.Driver {
     call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
     drive(callable, null, ambient);
     return finish(call);
+  }
+
+  // The hedged fast path: the first attempt runs as on the plainest path, and its watchdog slot
+  // times the hedge. If the attempt answers first, nothing else happens. If the hedge falls due
+  // first, its task takes the call over on the hedge executor — sets up the call with the running
+  // attempt adopted as attempt 1, and sends the hedge — and the owner, when its attempt returns,
+  // reports to that call and drives it like any other. A CAS on fastState decides who was first;
+  // it carries a generation, so a take-over late for one call can never touch the next.
+  private static final long FAST_RUNNING = 1;
+  private static final long FAST_DONE = 2;
+  private static final long FAST_TAKING_OVER = 3;
+  private static final long FAST_TAKEN_OVER = 4;
+  private final java.util.concurrent.atomic.AtomicLong fastState = new java.util.concurrent.atomic.AtomicLong();
+  private @Nullable Resilience fastPolicy;
+  private @Nullable Callable<?> fastCallable;
+  private volatile Watchdog.@Nullable Slot fastSlot;
+  private volatile @Nullable AttemptRecord fastPrimary;
+  /** Runs on the watchdog thread: only hands the take-over to the hedge executor. */
+  private final Runnable fastHedgeDue = this::fastHedgeDue;
+
+  private static long fast(long generation, long state) {
+    return generation << 3 | state;
+  }
+
+  private <T> @Nullable T hedgedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
+    Hedge hedge = Objects.requireNonNull(policy.hedge);
+    fastPolicy = policy;
+    fastCallable = callable;
+    fastPrimary = null;
+    long generation = (fastState.get() >>> 3) + 1;
+    fastState.set(fast(generation, FAST_RUNNING));
+    Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, true, hedge.fixedDelayNanos(), fastHedgeDue);
+    fastSlot = slot;
+    T result = null;
+    Throwable failure = null;
+    try {
+      result = callable.call();
+    } catch (Throwable t) {
+      failure = t;
+    }
+    boolean timedOut = slot.disarm() && failure != null;
+    if (fastState.compareAndSet(fast(generation, FAST_RUNNING), fast(generation, FAST_DONE))) {
+      // answered before any hedge: exactly the plainest path
+      Verdict verdict = null;
+      if (failure == null && !timedOut) {
+        verdict = Call.classify(policy.classifier(), result, null);
+        if (verdict.kind() == Verdict.Kind.OK) {
+          policy.budget().deposit();
+          return result;
+        }
+      }
+      long now = System.nanoTime();
+      long start = slot.startEstimate(now);
+      reset();
+      this.callable = callable;
+      this.work = null;
+      Call c = call.init(policy, start, null, this);
+      AttemptRecord first = c.adoptFirst(start, policy.firstAttemptTimeoutNanos, policy.gates.length, null);
+      boolean cancelled = !timedOut && failure != null && isCancelled(failure);
+      c.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
+      drive(callable, null, ambient);
+      return finish(c);
+    }
+    // the hedge's task took the call over while the attempt ran: report to it, then drive it
+    while (fastState.get() != fast(generation, FAST_TAKEN_OVER)) {
+      Thread.onSpinWait();
+    }
+    AttemptRecord primary = Objects.requireNonNull(fastPrimary);
+    primary.workReturned(); // a cancel's interrupt (a hedge won) is taken back
+    boolean cancelled = !timedOut && failure != null && isCancelled(failure);
+    call.attemptEnded(primary, result, failure, timedOut, cancelled);
+    drive(callable, null, ambient);
+    return finish(call);
+  }
+
+  private void fastHedgeDue() {
+    Resilience p = fastPolicy;
+    long state = fastState.get();
+    if (p != null && p.hedge != null && (state & 7) == FAST_RUNNING) {
+      long generation = state >>> 3;
+      p.hedge.executor().execute(() -> takeOver(generation)); // (allocates only when a hedge is due)
+    }
+  }
+
+  /** On the hedge executor: sets up the call around the running first attempt and sends the hedge. */
+  private void takeOver(long generation) {
+    if (!fastState.compareAndSet(fast(generation, FAST_RUNNING), fast(generation, FAST_TAKING_OVER))) {
+      return; // the attempt answered first
+    }
+    Resilience p = Objects.requireNonNull(fastPolicy);
+    Watchdog.Slot s = fastSlot;
+    long now = System.nanoTime();
+    long start = s == null ? now : s.startEstimate(now);
+    reset();
+    this.callable = fastCallable;
+    this.work = null;
+    Call c = call.init(p, start, null, this);
+    AttemptRecord primary = c.adoptFirst(start, p.firstAttemptTimeoutNanos, p.gates.length, null);
+    primary.workStartingOn(owner);
+    fastPrimary = primary;
+    fastState.set(fast(generation, FAST_TAKEN_OVER));
+    c.hedgeDue();
   }
 
   private static void releaseFast(Resilience policy, AttemptRecord r, int admitted, int how, long now) {

@@ -249,4 +249,51 @@ class HedgingTest {
     assertThat(events.stream().filter(ResilienceEvent::isTerminal)).hasSize(1);
     assertThat(events.get(events.size() - 1).isTerminal()).isTrue();
   }
+
+  @Test
+  @Timeout(60)
+  void onTheHedgedFastPathAHedgeDueWhileTheFirstAttemptRunsTakesTheCallOver() throws Exception {
+    Thread caller = Thread.currentThread();
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(5))); // nothing listens: the hedged fast path
+    String value = p.execute(() -> {
+      if (Thread.currentThread() == caller) {
+        new CountDownLatch(1).await(); // hangs until the hedge's win cancels it
+      }
+      return "hedge";
+    });
+    assertThat(value).isEqualTo("hedge");
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    assertThat(p.execute(() -> "quick")).as("the next call starts clean").isEqualTo("quick");
+  }
+
+  @Test
+  @Timeout(120)
+  void racesBetweenAnAnswerAndItsHedgeEndEveryCallOnceAndLeakNoInterrupt() throws Exception {
+    Thread caller = Thread.currentThread();
+    Resilience p = hedged(Hedge.after(Duration.ofMillis(1)));
+    java.util.Random random = new java.util.Random(7);
+    int answeredByHedge = 0;
+    for (int i = 0; i < 1500; i++) {
+      long spin = random.nextInt(3_000_000); // around the hedge delay and the watchdog's tick
+      String v = p.execute(() -> {
+        if (Thread.currentThread() == caller) {
+          long until = System.nanoTime() + spin;
+          while (System.nanoTime() - until < 0) {
+            if (Thread.currentThread().isInterrupted()) {
+              throw new InterruptedException("lost the race");
+            }
+            Thread.onSpinWait();
+          }
+          return "primary";
+        }
+        return "hedge";
+      });
+      assertThat(v).isIn("primary", "hedge");
+      assertThat(Thread.currentThread().isInterrupted()).as("call %d", i).isFalse();
+      if (v.equals("hedge")) {
+        answeredByHedge++;
+      }
+    }
+    assertThat(answeredByHedge).as("some calls were taken over").isPositive();
+  }
 }
