@@ -54,10 +54,18 @@ class BudgetTrackerTest {
     return Resilience.DEFAULT.withName(name).withTimeSource(STILL).budget();
   }
 
-  /** Runs the GC until {@code done} holds, at most 50 times; weak references are cleared by a full GC. */
+  /**
+   * Runs the GC until {@code done} holds, giving up after 30 s. A full GC clears weak references at
+   * once, but the JVM's reference-handler thread enqueues them afterwards: on a busy machine it may
+   * not have run yet, so each round yields to it before looking again.
+   */
   private static boolean gcUntil(BooleanSupplier done) {
-    for (int i = 0; i < 50 && !done.getAsBoolean(); i++) {
+    long giveUpAt = System.nanoTime() + 30_000_000_000L;
+    while (!done.getAsBoolean() && System.nanoTime() - giveUpAt < 0) {
       System.gc();
+      for (int i = 0; i < 100 && !done.getAsBoolean(); i++) {
+        Thread.yield();
+      }
     }
     return done.getAsBoolean();
   }
