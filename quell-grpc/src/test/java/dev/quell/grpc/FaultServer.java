@@ -121,6 +121,11 @@ final class FaultServer implements AutoCloseable {
       return (request, out) -> { };
     }
 
+    /** Hands the call to the test, which answers it when it chooses. */
+    static Action park(BlockingQueue<ServerCallStreamObserver<String>> parked) {
+      return (request, out) -> parked.add(out);
+    }
+
     /** Sends {@code messages} responses, then closes with {@code end}. */
     static Action stream(int messages, Status.Code end) {
       return (request, out) -> {
