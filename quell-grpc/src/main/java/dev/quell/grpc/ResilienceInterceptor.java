@@ -150,9 +150,11 @@ public final class ResilienceInterceptor implements ClientInterceptor {
   /**
    * Puts Quell in charge of {@code builder}'s channel: turns gRPC's own retry off
    * ({@code disableRetry()}, which also stops transparent retries) and adds this interceptor.
-   * Returns the same builder, to go on configuring it.
+   * Returns the same builder, to go on configuring it (configure transport-specific settings, such as
+   * a {@code NettyChannelBuilder}'s, before: the builder comes back as a plain
+   * {@code ManagedChannelBuilder<?>}, so that {@code ManagedChannelBuilder.forAddress(...)} works as is).
    */
-  public <T extends ManagedChannelBuilder<T>> T applyTo(T builder) {
+  public ManagedChannelBuilder<?> applyTo(ManagedChannelBuilder<?> builder) {
     Objects.requireNonNull(builder, "builder");
     return builder.disableRetry().intercept(this);
   }
