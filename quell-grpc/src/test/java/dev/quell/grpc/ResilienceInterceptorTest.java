@@ -22,6 +22,7 @@ import dev.quell.test.VirtualTime;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
@@ -584,6 +585,30 @@ class ResilienceInterceptorTest {
     assertThat(closed.get().getCode()).isEqualTo(Status.Code.CANCELLED);
     assertThat(closed.get().getCause()).hasMessage("cannot parse s1#1");
     assertThat(closes.get()).isEqualTo(1);
+  }
+
+  @Test
+  void anInterceptorBelowThatThrowsEndsTheCallOnceWithItsFailure() throws Exception {
+    FaultServer server = server((req, n) -> reply("ok"));
+    ClientInterceptor broken = new ClientInterceptor() {
+      @Override
+      public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(
+          MethodDescriptor<ReqT, RespT> method, CallOptions callOptions, Channel next) {
+        throw new IllegalStateException("no credentials");
+      }
+    };
+    ManagedChannel channel = ResilienceInterceptor.of(POLICY).applyTo(server.channelBuilder().intercept(broken)).build();
+    closing.add(0, () -> {
+      channel.shutdownNow();
+      channel.awaitTermination(10, TimeUnit.SECONDS);
+    });
+
+    RecordingListener call = start(channel, FaultServer.UNARY, CallOptions.DEFAULT, "c1");
+
+    Status status = call.awaitClose();
+    assertThat(status.getCode()).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(status.getCause()).hasMessage("no credentials");
+    assertThat(server.seen("c1")).isEmpty();
   }
 
   // ---------------------------------------------------------------- draining
