@@ -1,6 +1,7 @@
 package dev.quell.grpc;
 
 import dev.quell.CallRejectedException;
+import dev.quell.CircuitBreaker;
 import dev.quell.Draining;
 import dev.quell.PolicyScope;
 import dev.quell.Resilience;
@@ -40,8 +41,10 @@ import org.jspecify.annotations.Nullable;
  * and the half-close. Headers and messages reach the application's listener only once the policy has
  * decided the attempt (gRFC A6's commit rule): when a unary attempt closes, or when a server-streaming
  * attempt delivers its first message. From then on a stream passes through; a failure after its first
- * response is not retried. Client-streaming and bidirectional calls are never retried: they pass
- * through with the deadline and criticality applied (and are refused while the process is draining).
+ * response is not retried. A policy with a {@link dev.quell.Hedge} hedges them the same way: the
+ * first attempt to answer wins and the others are cancelled. Client-streaming and bidirectional
+ * calls are never retried: they pass through with the deadline and criticality applied (and are
+ * refused while the process is draining).
  *
  * <p><b>Classification</b> is by {@link GrpcClassifier} ({@link GrpcClassifier#DEFAULT} unless
  * {@link #withClassifier} says otherwise): the policy's own classifier is replaced. UNAVAILABLE is
@@ -62,11 +65,13 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Criticality</b> of the current {@link ResilienceContext}, when labelled, is sent as
  * {@code x-criticality}; retries carry {@code grpc-previous-rpc-attempts}.
  *
- * <p><b>Budgets.</b> {@link #of} runs every method under one policy (one budget for the channel);
- * {@link #perService} and {@link #perMethod} keep a {@link PolicyScope}, one automatic budget per
- * service or method, so a storm against one does not spend the retries of the others. The
- * interceptor runs calls under its own copies of the policy you give it (with its classifier), so with
- * the automatic budget, watch {@link #budgets()}, not your policy's {@code budget()}.
+ * <p><b>Budgets and breakers.</b> {@link #of} runs every method under one policy (one budget, and
+ * one breaker if the policy has one, for the channel); {@link #perService} and {@link #perMethod} keep
+ * a {@link PolicyScope}: one automatic budget, and one breaker of its own when the template was given
+ * a {@link CircuitBreaker.Config}, per service or method, so a storm against one neither spends the
+ * retries of the others nor opens their breaker. The interceptor runs calls under its own copies of
+ * the policy you give it (with its classifier), so watch {@link #budgets()} and {@link #breakers()},
+ * not your policy's {@code budget()} and {@code breaker()}.
  *
  * <p><b>gRPC's own retry</b> is on by default in grpc-java and, when a service config gives a
  * method a {@code retryPolicy}, would retry beneath each Quell attempt. {@link #applyTo} builds the
@@ -101,7 +106,8 @@ public final class ResilienceInterceptor implements ClientInterceptor {
     this.classifier = classifier;
     this.deadlineSlack = deadlineSlack;
     this.slackNanos = Deadlines.nanos(deadlineSlack);
-    this.policy = template.withClassifier(classifier);
+    // the values its calls produce are the interceptor's own attempts: closing one cancels its call
+    this.policy = template.withClassifier(classifier).withDiscard(ResilienceInterceptor::closeAttempt);
     this.scope = keying == Keying.CHANNEL ? null : PolicyScope.of(policy);
   }
 
@@ -177,6 +183,20 @@ public final class ResilienceInterceptor implements ClientInterceptor {
     return s == null ? Map.of(policy.name(), policy.budget()) : s.budgets();
   }
 
+  /**
+   * A snapshot of the live circuit breaker of each key, keyed as {@link #budgets()} is: each service's
+   * or method's own when the template was given a {@link CircuitBreaker.Config}
+   * ({@code withBreaker(config)}), the one shared breaker under every key when it was given a live
+   * {@link CircuitBreaker}. Empty when the policy has no breaker.
+   */
+  public Map<String, CircuitBreaker> breakers() {
+    PolicyScope<String> s = scope;
+    if (s == null) {
+      return policy.breaker().map(b -> Map.of(policy.name(), b)).orElse(Map.of());
+    }
+    return s.breakers();
+  }
+
   /** The classifier calls are judged by. */
   public GrpcClassifier classifier() {
     return classifier;
@@ -242,6 +262,16 @@ public final class ResilienceInterceptor implements ClientInterceptor {
     }
     String service = method.getServiceName();
     return service != null ? service : method.getFullMethodName();
+  }
+
+  private static void closeAttempt(Object attempt) {
+    if (attempt instanceof AutoCloseable) {
+      try {
+        ((AutoCloseable) attempt).close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e); // our attempts never throw on close
+      }
+    }
   }
 
   /** Called by a call whose response headers show that the channel retried beneath us. */

@@ -568,8 +568,12 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
-  /** One attempt: its wire call, what it received before the policy decided it, and its state. */
-  private final class AttemptCall extends ClientCall.Listener<RespT> {
+  /**
+   * One attempt: its wire call, what it received before the policy decided it, and its state. The
+   * policy hands an attempt nobody will see (a losing hedge that answered too) to its discard hook,
+   * which closes it: its call is cancelled.
+   */
+  private final class AttemptCall extends ClientCall.Listener<RespT> implements AutoCloseable {
     final int number;
     final CompletableFuture<AttemptCall> future = new CompletableFuture<>();
     volatile @Nullable ClientCall<ReqT, RespT> call;
@@ -598,6 +602,11 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
     boolean isLive() {
       return call != null && !closed && !abandoned;
+    }
+
+    @Override
+    public void close() {
+      fromPolicy(() -> abandon(this));
     }
 
     @Override

@@ -3,9 +3,13 @@ package dev.quell.grpc;
 import static dev.quell.grpc.FaultServer.Action.fail;
 import static dev.quell.grpc.FaultServer.Action.reply;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.quell.Backoff;
 import dev.quell.CallRejectedException;
+import dev.quell.CircuitBreaker;
+import dev.quell.Limiter;
+import dev.quell.RateLimitedException;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
@@ -118,6 +122,66 @@ class BudgetScopeTest {
       assertThat(refused.getStatus().getCause()).isInstanceOf(CallRejectedException.class);
       assertThat(server.seen("calm-2")).as("the storm on one service spent the other's retries too").hasSize(1);
       assertThat(quell.budgets()).containsOnlyKeys("shop");
+    } finally {
+      shutdown(channel);
+    }
+  }
+
+  @Test
+  void perServiceABreakerOpensForItsOwnServiceOnly() throws Exception {
+    // the clock never moves, so an open breaker stays open: the test counts attempts, not seconds
+    ResilienceInterceptor quell = ResilienceInterceptor.perService(
+        TEMPLATE.withBudget(RetryBudget.NONE).withBreaker(CircuitBreaker.Config.DEFAULT.withConsecutiveFailures(3)));
+    ManagedChannel channel = channel(quell);
+    try {
+      StatusRuntimeException exhausted = catchThrowableOfType(StatusRuntimeException.class,
+          () -> ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "storm-1"));
+      assertThat(exhausted.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(server.seen("storm-1")).as("three failed attempts open the breaker").hasSize(3);
+
+      StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
+          () -> ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "storm-2"));
+      assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(refused.getStatus().getCause()).isInstanceOfSatisfying(CallRejectedException.class,
+          e -> assertThat(e.reason()).isEqualTo(StopReason.DEPENDENCY_UNAVAILABLE));
+      assertThat(server.seen("storm-2")).as("refused before reaching the server").isEmpty();
+
+      assertThat(ClientCalls.blockingUnaryCall(channel, FaultServer.OTHER, CallOptions.DEFAULT, "calm-3")).isEqualTo("ok");
+
+      Map<String, CircuitBreaker> breakers = quell.breakers();
+      assertThat(breakers).containsOnlyKeys("quell.test.Faults", "quell.test.Other");
+      assertThat(breakers.get("quell.test.Faults").state()).isEqualTo(CircuitBreaker.State.OPEN);
+      assertThat(breakers.get("quell.test.Other").state()).isEqualTo(CircuitBreaker.State.CLOSED);
+      assertThat(quell.policy(FaultServer.OTHER).breaker()).containsSame(breakers.get("quell.test.Other"));
+    } finally {
+      shutdown(channel);
+    }
+  }
+
+  @Test
+  void breakersAreEmptyWithoutOneAndOneForTheChannelWithOf() {
+    assertThat(ResilienceInterceptor.perService(TEMPLATE).breakers()).isEmpty();
+    assertThat(ResilienceInterceptor.of(TEMPLATE).breakers()).isEmpty();
+    ResilienceInterceptor one = ResilienceInterceptor.of(TEMPLATE.withBreaker(CircuitBreaker.Config.DEFAULT));
+    assertThat(one.breakers()).containsOnlyKeys("shop");
+    assertThat(one.breakers().get("shop")).isSameAs(one.policy(FaultServer.UNARY).breaker().orElseThrow());
+  }
+
+  @Test
+  void aLimiterRefusalReachesTheCallerAsResourceExhausted() throws Exception {
+    InstantTimers clock = new InstantTimers();
+    ResilienceInterceptor quell = ResilienceInterceptor.of(TEMPLATE.withTimeSource(clock)
+        .withLimiter(Limiter.rate(1, 2, clock))); // two attempts, then none: the clock never refills it
+    ManagedChannel channel = channel(quell);
+    try {
+      assertThat(ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "calm-a")).isEqualTo("ok");
+      assertThat(server.seen("calm-a")).hasSize(2);
+      StatusRuntimeException limited = catchThrowableOfType(StatusRuntimeException.class,
+          () -> ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "calm-b"));
+
+      assertThat(limited.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+      assertThat(limited.getStatus().getCause()).isInstanceOf(RateLimitedException.class);
+      assertThat(server.seen("calm-b")).isEmpty();
     } finally {
       shutdown(channel);
     }

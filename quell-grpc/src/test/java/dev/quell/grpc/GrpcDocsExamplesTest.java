@@ -5,7 +5,9 @@ import static dev.quell.grpc.FaultServer.Action.reply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quell.Backoff;
+import dev.quell.CircuitBreaker;
 import dev.quell.Criticality;
+import dev.quell.Hedge;
 import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
@@ -155,6 +157,38 @@ class GrpcDocsExamplesTest {
         throttled.awaitTermination(10, TimeUnit.SECONDS);
       }
     }
+  }
+
+  @Test
+  void breakersPerService() throws Exception {
+    // --- begin docs/grpc.md: breakers
+    ResilienceInterceptor guarded = ResilienceInterceptor.perService(Resilience.DEFAULT.withName("shop")
+        .withBreaker(CircuitBreaker.Config.DEFAULT.withFailureRate(0.5).withMinimumCalls(20)));
+    // --- end
+    try (FaultServer server = FaultServer.start((req, n) -> reply("ok"))) {
+      ManagedChannel channel = server.channel(guarded);
+      try {
+        ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "b1");
+        ClientCalls.blockingUnaryCall(channel, FaultServer.OTHER, CallOptions.DEFAULT, "b2");
+        List<String> states = new ArrayList<>();
+        // --- begin docs/grpc.md: breaker states
+        guarded.breakers().forEach((service, breaker) -> states.add(service + " " + breaker.state()));
+        // --- end
+        assertThat(states).containsExactly("quell.test.Faults CLOSED", "quell.test.Other CLOSED");
+      } finally {
+        channel.shutdownNow();
+        channel.awaitTermination(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void hedgingExample() {
+    // --- begin docs/grpc.md: hedging
+    ResilienceInterceptor search = ResilienceInterceptor.perMethod(Resilience.DEFAULT.withName("search")
+        .withHedge(Hedge.maxExtraLoad(0.05)));   // a second attempt at the live p95: about 5% more load
+    // --- end
+    assertThat(search.policy(FaultServer.UNARY).hedge()).isPresent();
   }
 
   @Test

@@ -12,6 +12,7 @@ import dev.quell.CallRejectedException;
 import dev.quell.Criticality;
 import dev.quell.DrainingForTests;
 import dev.quell.Draining;
+import dev.quell.Hedge;
 import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.ResilienceEvent;
@@ -455,6 +456,44 @@ class ResilienceInterceptorTest {
     assertThat(bounded.awaitClose().getCode()).isEqualTo(Status.Code.OK);
     assertThat(server.seen("free").get(0).deadline).as("a stream may outlive one attempt's timeout").isNull();
     assertThat(server.seen("bounded").get(0).deadlineNanosAtArrival).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(300));
+  }
+
+  // ---------------------------------------------------------------- hedging
+
+  @Test
+  void aSlowUnaryCallIsHedgedAndTheLoserCancelled() throws Exception {
+    VirtualTime time = VirtualTime.create();
+    FaultServer server = server((req, n) -> n == 1 ? hang() : reply("ok"));
+    Resilience policy = POLICY.withTimeSource(time).withHedge(Hedge.after(Duration.ofSeconds(1)));
+    Channel channel = channel(server, ResilienceInterceptor.of(recorded(policy)));
+
+    RecordingListener call = start(channel, FaultServer.UNARY, CallOptions.DEFAULT, "c1");
+    FaultServer.Seen first = server.nextArrival();
+    time.advance(Duration.ofSeconds(1)); // the hedge delay falls due: a second attempt goes out beside the first
+
+    assertThat(call.awaitClose().getCode()).isEqualTo(Status.Code.OK);
+    assertThat(call.messages()).containsExactly("ok");
+    assertThat(first.wasCancelled()).as("the losing attempt is cancelled on the server").isTrue();
+    assertThat(server.seen("c1")).hasSize(2);
+    assertThat(server.seen("c1").get(1).header(QuellMetadata.PREVIOUS_RPC_ATTEMPTS)).isEqualTo("1");
+    assertThat(events(ResilienceEvent.Type.HEDGE_STARTED)).hasSize(1);
+    assertThat(events(ResilienceEvent.Type.HEDGE_WON)).hasSize(1);
+  }
+
+  @Test
+  void aHedgedServerStreamCommitsToTheFirstAttemptToAnswer() throws Exception {
+    VirtualTime time = VirtualTime.create();
+    FaultServer server = server((req, n) -> n == 1 ? hang() : stream(2, Status.Code.OK));
+    Resilience policy = POLICY.withTimeSource(time).withHedge(Hedge.after(Duration.ofSeconds(1)));
+    Channel channel = channel(server, ResilienceInterceptor.of(policy));
+
+    RecordingListener call = start(channel, FaultServer.STREAM, CallOptions.DEFAULT, "s1");
+    FaultServer.Seen first = server.nextArrival();
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(call.awaitClose().getCode()).isEqualTo(Status.Code.OK);
+    assertThat(call.messages()).containsExactly("s1#1", "s1#2");
+    assertThat(first.wasCancelled()).isTrue();
   }
 
   // ---------------------------------------------------------------- calls it cannot retry
