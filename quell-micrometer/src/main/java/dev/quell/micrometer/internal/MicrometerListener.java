@@ -1,6 +1,7 @@
 package dev.quell.micrometer.internal;
 
 import dev.quell.Criticality;
+import dev.quell.Resilience;
 import dev.quell.ResilienceEvent;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
@@ -20,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  * {@link CallObserver} methods, so recording a call allocates nothing of ours: meters are looked up
  * by policy name (the last one is remembered by identity) and then by enum ordinal. {@link #onEvent}
  * does the same from an event object, for callers that only speak {@link ResilienceListener}.
+ *
+ * <p>Breaker transitions need nothing here: the breaker's function counters read its own metrics.
  *
  * <p>Meters are kept per policy name, so the number of policy names must be bounded (they are
  * configuration). Budgets are watched weakly through the registry's {@link RegistryBinding}.
@@ -91,6 +94,20 @@ public final class MicrometerListener implements ResilienceListener, CallObserve
       m.rejections(reason).increment();
     }
     binding.callEnded(policy, budget, gauges);
+  }
+
+  @Override
+  public void hedged(String policy, RetryBudget budget, Criticality criticality, ResilienceEvent.Type type,
+      int attempt) {
+    int hedge = TelemetryNames.hedge(type);
+    if (hedge >= 0) {
+      byPolicy.get(policy).hedges(hedge).increment();
+    }
+  }
+
+  @Override
+  public void policyCalled(Resilience policy) {
+    binding.policyCalled(policy, gauges);
   }
 
   @Override

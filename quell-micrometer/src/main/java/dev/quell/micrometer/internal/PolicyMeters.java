@@ -24,6 +24,7 @@ final class PolicyMeters {
   private final AtomicReferenceArray<Counter> rejections = new AtomicReferenceArray<>(REASONS.length);
   private final AtomicReferenceArray<Timer> callDurations = new AtomicReferenceArray<>(REASONS.length);
   private final AtomicReferenceArray<Timer> attemptDurations = new AtomicReferenceArray<>(TelemetryNames.VERDICTS);
+  private final AtomicReferenceArray<Counter> hedges = new AtomicReferenceArray<>(TelemetryNames.HEDGE_EVENTS);
 
   /** Every meter made here, so that {@link #retire} can take them out of the registry. */
   private final List<Meter> made = new CopyOnWriteArrayList<>();
@@ -51,6 +52,13 @@ final class PolicyMeters {
     return c != null ? c : counter(rejections, reason.ordinal(), TelemetryNames.REJECTIONS,
         "Calls Quell ended by refusing work: budget, breaker, limiter or draining",
         TelemetryNames.TAG_OUTCOME, reason.name());
+  }
+
+  Counter hedges(int hedge) {
+    Counter c = hedges.get(hedge);
+    return c != null ? c : counter(hedges, hedge, TelemetryNames.HEDGES,
+        "Hedges started, won, discarded (attempts that lost the race) and suppressed (due but refused)",
+        TelemetryNames.TAG_HEDGE, TelemetryNames.hedgeName(hedge));
   }
 
   Timer callDuration(StopReason reason) {
