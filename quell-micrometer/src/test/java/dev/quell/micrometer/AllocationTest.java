@@ -73,4 +73,39 @@ class AllocationTest {
     assertThat(registry.find("quell.attempts").tag("kind", "retry").counter().count()).isEqualTo(WARMUP + CALLS);
     assertThat(perCall).isLessThan(0.1);
   }
+
+  @Test
+  void hedgeAndPolicyCallbacksAllocateNothing() {
+    // a hedged call as the core reports it: two attempts, the hedge wins, the primary is discarded;
+    // then the policy instance, already watched, with its breaker, limiter and measured timing
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    var observer = (dev.quell.internal.CallObserver) QuellMicrometer.listener(registry);
+    Resilience policy = Resilience.DEFAULT.withName("hedged")
+        .withBreaker(dev.quell.CircuitBreaker.Config.DEFAULT).withLimiter(dev.quell.Limiter.concurrency(10))
+        .withHedge(dev.quell.Hedge.maxExtraLoad(0.05));
+    dev.quell.RetryBudget budget = policy.budget();
+    String name = policy.name();
+    dev.quell.Criticality critical = dev.quell.Criticality.CRITICAL;
+    long before = 0;
+    for (int i = 0; i < WARMUP + CALLS; i++) {
+      if (i == WARMUP) {
+        before = allocatedBytes();
+      }
+      observer.attemptStarted(name, budget, critical, 1, false);
+      observer.attemptStarted(name, budget, critical, 2, true);
+      observer.hedged(name, budget, critical, dev.quell.ResilienceEvent.Type.HEDGE_STARTED, 2);
+      observer.attemptEnded(name, budget, critical, 2, true, dev.quell.Verdict.OK, null, 1_000_000);
+      observer.hedged(name, budget, critical, dev.quell.ResilienceEvent.Type.HEDGE_WON, 2);
+      observer.attemptEnded(name, budget, critical, 1, false, null, null, 2_000_000);
+      observer.hedged(name, budget, critical, dev.quell.ResilienceEvent.Type.HEDGE_DISCARDED, 1);
+      observer.breakerMoved(name, null, dev.quell.CircuitBreaker.State.CLOSED, 2);
+      observer.callEnded(name, budget, critical, dev.quell.StopReason.SUCCEEDED, 2, dev.quell.Verdict.OK, 2_000_000);
+      observer.policyCalled(policy);
+    }
+    double perCall = (double) (allocatedBytes() - before) / CALLS;
+    System.out.printf("hedged call and policy callbacks: %.3f bytes/call%n", perCall);
+    assertThat(registry.find("quell.hedges").tag("quell.hedge", "won").counter().count()).isEqualTo(WARMUP + CALLS);
+    assertThat(registry.find("quell.breaker.state").gauges()).hasSize(4);
+    assertThat(perCall).isLessThan(0.1);
+  }
 }
