@@ -1,19 +1,29 @@
 package dev.quell.opentelemetry.internal;
 
+import dev.quell.CircuitBreaker;
+import dev.quell.Limiter;
+import dev.quell.MeasuredTiming;
+import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import dev.quell.internal.BudgetTracker;
 import dev.quell.internal.Internal;
 import dev.quell.internal.TelemetryNames;
+import dev.quell.internal.WeakTracker;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.MeterBuilder;
+import io.opentelemetry.api.metrics.ObservableLongMeasurement;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.WeakHashMap;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,6 +38,10 @@ import org.jspecify.annotations.Nullable;
  * group whose budgets were all collected stops being reported, and a policy name whose own budgets
  * are all gone loses its attribute sets, so budgets that come and go (scope keys, rebuilt policies)
  * cannot grow the reported series without bound.
+ *
+ * <p>Circuit breakers, limiters and the policy instances that measure latency are held the same way,
+ * by {@link WeakTracker}s, from the first call of a policy that holds them (or a {@code bind…}): their
+ * asynchronous instruments report the groups alive at each collection.
  */
 @Internal
 public final class OtelBinding {
@@ -43,9 +57,27 @@ public final class OtelBinding {
   final LongCounter rejections;
   final DoubleHistogram callDuration;
   final DoubleHistogram attemptDuration;
+  final LongCounter hedges;
   /** Each group keeps its {@code quell.budget} and {@code quell.policy} attributes. */
   private final BudgetTracker<Attributes> budgets = new BudgetTracker<>();
   private final BudgetEvents events = new BudgetEvents();
+  /** Every policy instance seen, so that a call of one seen before costs one lock-free lookup. */
+  private final WeakTracker<Resilience, Boolean> policies = new WeakTracker<>(0);
+  private final WeakTracker<CircuitBreaker, BreakerAttributes> breakers =
+      new WeakTracker<>(TelemetryNames.BREAKER_COUNTERS);
+  private final WeakTracker<Limiter, Attributes> limiters = new WeakTracker<>(0);
+  /** The policy instances that measure latency (measured timing, or a hedge by extra load). */
+  private final WeakTracker<Resilience, Attributes> timings = new WeakTracker<>(0);
+  private final WeakTracker.Events<Resilience, Boolean> policyEvents = new Quiet<>(g -> Boolean.TRUE);
+  private final WeakTracker.Events<CircuitBreaker, BreakerAttributes> breakerEvents =
+      new Quiet<>(g -> new BreakerAttributes(g.name(), g.policyTag()));
+  private final WeakTracker.Events<Limiter, Attributes> limiterEvents = new Quiet<>(g -> {
+    Limiter first = g.newest();
+    return Attributes.of(Names.LIMITER, g.name(), Names.KIND,
+        first == null ? "other" : TelemetryNames.limiterKind(first), Names.POLICY, g.policyTag());
+  });
+  private final WeakTracker.Events<Resilience, Attributes> timingEvents =
+      new Quiet<>(g -> Attributes.of(Names.POLICY, g.name()));
   /** Written under this binding's lock, read without it when a policy name's budgets are gone. */
   private volatile @Nullable WeakReference<OtelListener> listener;
 
@@ -62,6 +94,9 @@ public final class OtelBinding {
     attemptDuration = meter.histogramBuilder(TelemetryNames.ATTEMPT_DURATION).setUnit("s")
         .setDescription("Time one attempt ran, by the verdict on it")
         .setExplicitBucketBoundariesAdvice(DURATION_BUCKETS).build();
+    hedges = meter.counterBuilder(TelemetryNames.HEDGES).setUnit("{hedge}")
+        .setDescription("Hedges started, won, discarded (attempts that lost the race) and suppressed (due but refused)")
+        .build();
     BudgetTracker<Attributes> tracker = budgets;
     BudgetEvents budgetEvents = events;
     meter.gaugeBuilder(TelemetryNames.BUDGET_UTILIZATION).setUnit("1")
@@ -84,6 +119,106 @@ public final class OtelBinding {
             }
           }
         });
+    liveInstruments(meter);
+  }
+
+  /** The asynchronous instruments of breakers, limiters and measured timing, read at each collection. */
+  private void liveInstruments(Meter meter) {
+    WeakTracker<CircuitBreaker, BreakerAttributes> b = breakers;
+    WeakTracker<Limiter, Attributes> l = limiters;
+    WeakTracker<Resilience, Attributes> t = timings;
+    meter.gaugeBuilder(TelemetryNames.BREAKER_STATE).ofLongs().setUnit("1")
+        .setDescription("1 for the state the circuit breaker is in, 0 for the others")
+        .buildWithCallback(m -> {
+          drainIfNeeded();
+          for (WeakTracker.Group<CircuitBreaker, BreakerAttributes> g : b.groups()) {
+            CircuitBreaker breaker = g.newest();
+            if (breaker != null) {
+              CircuitBreaker.State now = breaker.state();
+              for (int slot = 0; slot < TelemetryNames.BREAKER_REFUSALS_SLOT; slot++) {
+                m.record(TelemetryNames.breakerState(slot) == now ? 1 : 0, g.data().byState[slot]);
+              }
+            }
+          }
+        });
+    meter.counterBuilder(TelemetryNames.BREAKER_TRANSITIONS).setUnit("{transition}")
+        .setDescription("Times the circuit breaker moved into the state, moves made by hand included")
+        .buildWithCallback(m -> {
+          for (WeakTracker.Group<CircuitBreaker, BreakerAttributes> g : b.groups()) {
+            for (int slot = 0; slot < TelemetryNames.BREAKER_REFUSALS_SLOT; slot++) {
+              int counter = slot;
+              m.record(g.total(counter, cb -> TelemetryNames.breakerCount(cb.metrics(), counter)),
+                  g.data().byState[slot]);
+            }
+          }
+        });
+    meter.counterBuilder(TelemetryNames.BREAKER_REFUSALS).setUnit("{attempt}")
+        .setDescription("Attempts the circuit breaker refused: open, isolated, no probe permit, or ramping")
+        .buildWithCallback(m -> {
+          for (WeakTracker.Group<CircuitBreaker, BreakerAttributes> g : b.groups()) {
+            m.record(g.total(TelemetryNames.BREAKER_REFUSALS_SLOT,
+                cb -> TelemetryNames.breakerCount(cb.metrics(), TelemetryNames.BREAKER_REFUSALS_SLOT)), g.data().all);
+          }
+        });
+    meter.gaugeBuilder(TelemetryNames.BREAKER_FAILURE_RATE).setUnit("1")
+        .setDescription("Share of the attempts in the circuit breaker's window that failed, 0..1")
+        .buildWithCallback(m -> {
+          for (WeakTracker.Group<CircuitBreaker, BreakerAttributes> g : b.groups()) {
+            CircuitBreaker breaker = g.newest();
+            if (breaker != null) {
+              m.record(breaker.metrics().failureRate(), g.data().all);
+            }
+          }
+        });
+    limiterGauge(meter, l, TelemetryNames.LIMITER_LIMIT, Limiter::limit,
+        "The most attempts the limiter admits at once: burst, bulkhead size, or the adaptive limit now");
+    limiterGauge(meter, l, TelemetryNames.LIMITER_IN_FLIGHT, Limiter::inFlight,
+        "Attempts the limiter admitted that have not ended");
+    limiterGauge(meter, l, TelemetryNames.LIMITER_AVAILABLE, Limiter::available,
+        "Attempts the limiter would admit now without waiting");
+    limiterGauge(meter, l, TelemetryNames.LIMITER_QUEUED, Limiter::queued,
+        "Attempts queued for a permit of the limiter");
+    timingGauge(meter, t, TelemetryNames.ATTEMPT_P95, MeasuredTiming.Stats::p95,
+        "The live 95th percentile of the policy's successful attempts");
+    timingGauge(meter, t, TelemetryNames.ATTEMPT_CEILING, MeasuredTiming.Stats::attemptCeiling,
+        "The attempt timeout in force now: measured, or the configured one");
+    timingGauge(meter, t, TelemetryNames.HEDGE_DELAY, MeasuredTiming.Stats::hedgeDelay,
+        "The hedge delay in force now");
+  }
+
+  private static void limiterGauge(Meter meter, WeakTracker<Limiter, Attributes> tracker, String name,
+      ToIntFunction<Limiter> read, String description) {
+    meter.gaugeBuilder(name).ofLongs().setUnit("{attempt}").setDescription(description)
+        .buildWithCallback((ObservableLongMeasurement m) -> {
+          for (WeakTracker.Group<Limiter, Attributes> g : tracker.groups()) {
+            Limiter limiter = g.newest();
+            if (limiter != null) {
+              m.record(read.applyAsInt(limiter), g.data());
+            }
+          }
+        });
+  }
+
+  private static void timingGauge(Meter meter, WeakTracker<Resilience, Attributes> tracker, String name,
+      Function<MeasuredTiming.Stats, Optional<Duration>> read, String description) {
+    meter.gaugeBuilder(name).setUnit("s").setDescription(description + "; not reported while there is none")
+        .buildWithCallback(m -> {
+          for (WeakTracker.Group<Resilience, Attributes> g : tracker.groups()) {
+            Resilience policy = g.newest();
+            Optional<Duration> d = policy == null ? Optional.empty() : policy.timing().flatMap(read);
+            if (d.isPresent()) {
+              m.record(d.get().toNanos() / 1e9, g.data());
+            }
+          }
+        });
+  }
+
+  /** Forgets the live objects the GC has collected, if it reported any. */
+  private void drainIfNeeded() {
+    policies.drainIfNeeded(policyEvents);
+    breakers.drainIfNeeded(breakerEvents);
+    limiters.drainIfNeeded(limiterEvents);
+    timings.drainIfNeeded(timingEvents);
   }
 
   /** The binding of {@code openTelemetry}, created on first use. */
@@ -118,14 +253,75 @@ public final class OtelBinding {
     budgets.watch(budget, policyTag, events);
   }
 
-  /** At a call's end: reports the call's budget unless it is reported, and forgets collected budgets. */
+  /** At a call's end: reports the call's budget unless it is reported, and forgets collected objects. */
   void callEnded(String policy, RetryBudget budget) {
     budgets.callEnded(policy, budget, events);
+    drainIfNeeded();
   }
 
-  /** Forgets every budget the GC has collected and reported so far; returns how many. */
+  /** After a call of {@code policy}: one lock-free lookup for an instance seen before, else {@link #watchPolicy}. */
+  void policyCalled(Resilience policy) {
+    if (!policies.isWatched(policy)) {
+      watchPolicy(policy);
+    }
+  }
+
+  /**
+   * Reports what {@code policy} holds live — its circuit breaker, limiters and measured timing — from
+   * now on, attributed as its calls would attribute them. (Its budget is watched apart.)
+   */
+  public void watchPolicy(Resilience policy) {
+    String name = policy.name();
+    policies.watch(policy, name, name, policyEvents);
+    CircuitBreaker breaker = policy.breaker().orElse(null);
+    if (breaker != null) {
+      breakers.watch(breaker, breaker.name(), BudgetTracker.policyTag(name, breaker.name()), breakerEvents);
+    }
+    for (Limiter limiter : policy.limiters()) {
+      limiters.watch(limiter, limiter.name(), BudgetTracker.policyTag(name, limiter.name()), limiterEvents);
+    }
+    if (policy.timing().isPresent()) {
+      timings.watch(policy, name, name, timingEvents);
+    }
+  }
+
+  /** Reports {@code breaker} from now on under {@code policyTag}, unless it is reported already. */
+  public void watchBreaker(CircuitBreaker breaker, String policyTag) {
+    breakers.watch(breaker, breaker.name(), policyTag, breakerEvents);
+  }
+
+  /** Reports {@code limiter} from now on under {@code policyTag}, unless it is reported already. */
+  public void watchLimiter(Limiter limiter, String policyTag) {
+    limiters.watch(limiter, limiter.name(), policyTag, limiterEvents);
+  }
+
+  /** Forgets every budget and live object the GC has collected and reported so far; returns how many budgets. */
   public int expunge() {
+    policies.drain(policyEvents);
+    breakers.drain(breakerEvents);
+    limiters.drain(limiterEvents);
+    timings.drain(timingEvents);
     return budgets.drain(events);
+  }
+
+  /** The breakers this instance reports. */
+  public WeakTracker<CircuitBreaker, BreakerAttributes> breakers() {
+    return breakers;
+  }
+
+  /** The limiters this instance reports. */
+  public WeakTracker<Limiter, Attributes> limiters() {
+    return limiters;
+  }
+
+  /** The policy instances whose measured timing this instance reports. */
+  public WeakTracker<Resilience, Attributes> timings() {
+    return timings;
+  }
+
+  /** Policy instances seen. */
+  public WeakTracker<Resilience, Boolean> policies() {
+    return policies;
   }
 
   /** The budgets this instance reports. */
@@ -157,5 +353,35 @@ public final class OtelBinding {
         l.retire(policy);
       }
     }
+  }
+
+  /** Attributes of a breaker group: without a state (refusals, failure rate) and with each state. */
+  public static final class BreakerAttributes {
+    final Attributes all;
+    final Attributes[] byState = new Attributes[TelemetryNames.BREAKER_REFUSALS_SLOT];
+
+    BreakerAttributes(String breaker, String policyTag) {
+      all = Attributes.of(Names.BREAKER, breaker, Names.POLICY, policyTag);
+      for (int slot = 0; slot < byState.length; slot++) {
+        byState[slot] = all.toBuilder().put(Names.STATE, TelemetryNames.breakerState(slot).name()).build();
+      }
+    }
+  }
+
+  /** Tracker events whose groups need only attributes: a gone group is simply not reported any more. */
+  private static final class Quiet<M, T> implements WeakTracker.Events<M, T> {
+    private final Function<WeakTracker.Group<M, T>, T> added;
+
+    Quiet(Function<WeakTracker.Group<M, T>, T> added) {
+      this.added = added;
+    }
+
+    @Override
+    public T groupAdded(WeakTracker.Group<M, T> group) {
+      return added.apply(group);
+    }
+
+    @Override
+    public void groupGone(WeakTracker.Group<M, T> group) {}
   }
 }

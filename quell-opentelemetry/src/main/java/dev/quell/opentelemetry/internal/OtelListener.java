@@ -1,6 +1,8 @@
 package dev.quell.opentelemetry.internal;
 
+import dev.quell.CircuitBreaker;
 import dev.quell.Criticality;
+import dev.quell.Resilience;
 import dev.quell.ResilienceEvent;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
@@ -108,6 +110,36 @@ public final class OtelListener implements ResilienceListener, CallObserver {
   }
 
   @Override
+  public void hedged(String policy, RetryBudget budget, Criticality criticality, ResilienceEvent.Type type,
+      int attempt) {
+    int hedge = TelemetryNames.hedge(type);
+    if (hedge < 0) {
+      return;
+    }
+    binding.hedges.add(1, byPolicy.get(policy).hedges[hedge]);
+    Span span = Span.current();
+    if (span.isRecording()) {
+      span.addEvent(Names.EVENT_HEDGE, Attributes.of(Names.POLICY, policy, Names.HEDGE, TelemetryNames.hedgeName(hedge),
+          Names.ATTEMPT, (long) attempt));
+    }
+  }
+
+  @Override
+  public void breakerMoved(String policy, @Nullable CircuitBreaker breaker, CircuitBreaker.State state, int attempt) {
+    // the breaker's instruments read its own metrics; the span tells where in the trace it moved
+    Span span = Span.current();
+    if (span.isRecording()) {
+      span.addEvent(Names.EVENT_BREAKER, Attributes.of(Names.POLICY, policy, Names.BREAKER,
+          breaker == null ? "" : breaker.name(), Names.STATE, state.name(), Names.ATTEMPT, (long) attempt));
+    }
+  }
+
+  @Override
+  public void policyCalled(Resilience policy) {
+    binding.policyCalled(policy);
+  }
+
+  @Override
   public void onEvent(ResilienceEvent event) {
     CallObservers.dispatch(event, this);
   }
@@ -129,6 +161,7 @@ public final class OtelListener implements ResilienceListener, CallObserver {
     final Attributes[] kinds = new Attributes[TelemetryNames.KINDS];
     final Attributes[] verdicts = new Attributes[TelemetryNames.VERDICTS];
     final Attributes[] outcomes = new Attributes[REASONS.length];
+    final Attributes[] hedges = new Attributes[TelemetryNames.HEDGE_EVENTS];
 
     PolicyAttributes(String policy) {
       for (int i = 0; i < kinds.length; i++) {
@@ -136,6 +169,9 @@ public final class OtelListener implements ResilienceListener, CallObserver {
       }
       for (int i = 0; i < verdicts.length; i++) {
         verdicts[i] = Attributes.of(Names.POLICY, policy, Names.VERDICT, TelemetryNames.verdictName(i));
+      }
+      for (int i = 0; i < hedges.length; i++) {
+        hedges[i] = Attributes.of(Names.POLICY, policy, Names.HEDGE, TelemetryNames.hedgeName(i));
       }
       for (int i = 0; i < outcomes.length; i++) {
         outcomes[i] = Attributes.of(Names.POLICY, policy, Names.OUTCOME, REASONS[i].name());
