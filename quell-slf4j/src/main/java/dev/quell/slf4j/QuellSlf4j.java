@@ -28,11 +28,17 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code quell.cancelled} (DEBUG): the caller cancelled or interrupted a call;
  *   <li>{@code quell.rejected.budget}, {@code quell.rejected.breaker}, {@code quell.rejected.limiter}
  *       (WARN): Quell refused work a call wanted to do;
- *   <li>{@code quell.draining} (INFO): a call ended because the process is shutting down.
+ *   <li>{@code quell.draining} (INFO): a call ended because the process is shutting down;
+ *   <li>{@code quell.breaker.opened} (WARN, with the failure rate and calls of the window that opened
+ *       it and the break), {@code quell.breaker.half_open} and {@code quell.breaker.closed} (INFO): a
+ *       call's attempt moved a circuit breaker (moves made by hand are not logged);
+ *   <li>{@code quell.hedge.suppressed} (INFO): a hedge was due but refused; the call went on;
+ *   <li>{@code quell.hedge.won} (DEBUG), {@code quell.hedge.started} and {@code quell.hedge.discarded}
+ *       (TRACE).
  * </ul>
  *
- * <p><b>Flood control.</b> A retry storm can refuse thousands of retries a second; the refusal and
- * draining lines are limited to one per policy and reason per interval (one minute by default). The
+ * <p><b>Flood control.</b> A retry storm can refuse thousands of retries a second; the refusal,
+ * draining and suppressed-hedge lines are limited to one per policy and reason per interval (one minute by default). The
  * first refusal is logged at once; each later line carries {@code suppressed=N}, the number of
  * refusals not logged since the one before. There is no timer: after a quiet stretch, the count
  * waits for the next refusal. The DEBUG and TRACE lines are not limited: enable them only while

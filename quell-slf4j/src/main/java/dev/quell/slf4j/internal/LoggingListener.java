@@ -1,5 +1,6 @@
 package dev.quell.slf4j.internal;
 
+import dev.quell.CircuitBreaker;
 import dev.quell.Criticality;
 import dev.quell.ResilienceEvent;
 import dev.quell.ResilienceListener;
@@ -40,14 +41,25 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
   public static final String REJECTED_BREAKER = "quell.rejected.breaker";
   public static final String REJECTED_LIMITER = "quell.rejected.limiter";
   public static final String DRAINING = "quell.draining";
+  public static final String BREAKER_OPENED = "quell.breaker.opened";
+  public static final String BREAKER_HALF_OPEN = "quell.breaker.half_open";
+  public static final String BREAKER_CLOSED = "quell.breaker.closed";
+  public static final String BREAKER_ISOLATED = "quell.breaker.isolated";
+  public static final String HEDGE_STARTED = "quell.hedge.started";
+  public static final String HEDGE_WON = "quell.hedge.won";
+  public static final String HEDGE_DISCARDED = "quell.hedge.discarded";
+  public static final String HEDGE_SUPPRESSED = "quell.hedge.suppressed";
 
+  private static final int REASONS = StopReason.values().length;
+  /** The flood gate of suppressed hedges: past the gates of the stop reasons. */
+  private static final int HEDGE_GATE = REASONS;
 
   private static final ThreadLocal<LastAttempt> LAST = ThreadLocal.withInitial(LastAttempt::new);
 
   private final Logger log;
   private final TimeSource time;
   private final long intervalNanos;
-  /** Flood gates per policy name, one per refusal reason. */
+  /** Flood gates per policy name, one per refusal reason and one for suppressed hedges. */
   private final ConcurrentHashMap<String, FloodGate[]> gates = new ConcurrentHashMap<>();
 
   public LoggingListener(Logger log, Duration warningInterval, TimeSource time) {
@@ -156,18 +168,100 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
     }
   }
 
+  @Override
+  public void hedged(String policy, RetryBudget budget, Criticality criticality, ResilienceEvent.Type type,
+      int attempt) {
+    switch (type) {
+      case HEDGE_SUPPRESSED:
+        if (log.isInfoEnabled()) {
+          long suppressed = gate(policy, HEDGE_GATE).admit(time.nanoTime());
+          if (suppressed >= 0) {
+            log.info("quell.hedge.suppressed policy={} budget={} utilization={} attempts={} suppressed={}: a hedge"
+                + " was due but the retry budget or a limit refused it; the call goes on without it", policy,
+                budget.name(), String.format(Locale.ROOT, "%.2f", budget.utilization()), attempt, suppressed);
+          }
+        }
+        break;
+      case HEDGE_WON:
+        if (log.isDebugEnabled()) {
+          log.debug("quell.hedge.won policy={} attempt={}", policy, attempt);
+        }
+        break;
+      case HEDGE_STARTED:
+        if (log.isTraceEnabled()) {
+          log.trace("quell.hedge.started policy={} attempt={}", policy, attempt);
+        }
+        break;
+      case HEDGE_DISCARDED:
+        if (log.isTraceEnabled()) {
+          log.trace("quell.hedge.discarded policy={} attempt={}", policy, attempt);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  /**
+   * Not flood-controlled: a breaker moves at most a few times per break (at least half its break
+   * duration, 2.5 s by default), and each move is worth its line.
+   */
+  @Override
+  public void breakerMoved(String policy, @Nullable CircuitBreaker breaker, CircuitBreaker.State state, int attempt) {
+    String name = breaker == null ? "?" : breaker.name();
+    switch (state) {
+      case OPEN:
+        if (log.isWarnEnabled()) {
+          if (breaker == null) {
+            log.warn("quell.breaker.opened policy={} breaker=? attempt={}: the circuit breaker opened; attempts are"
+                + " refused until the break is over", policy, attempt);
+          } else {
+            CircuitBreaker.Metrics m = breaker.metrics();
+            log.warn("quell.breaker.opened policy={} breaker={} attempt={} failureRate={} calls={} retryAfter={}"
+                + " opened={}: the circuit breaker opened; attempts are refused until the break is over", policy,
+                name, attempt, String.format(Locale.ROOT, "%.2f", m.failureRate()), m.calls(),
+                breaker.retryAfter().map(LoggingListener::millis).orElse("none"),
+                m.transitionsTo(CircuitBreaker.State.OPEN));
+          }
+        }
+        break;
+      case HALF_OPEN:
+        if (log.isInfoEnabled()) {
+          log.info("quell.breaker.half_open policy={} breaker={} attempt={}: the break is over; probing the"
+              + " dependency", policy, name, attempt);
+        }
+        break;
+      case CLOSED:
+        if (log.isInfoEnabled()) {
+          log.info("quell.breaker.closed policy={} breaker={} attempt={} ramp={}: the probes succeeded; traffic"
+              + " comes back", policy, name, attempt,
+              breaker == null ? "?" : millis(breaker.config().ramp()));
+        }
+        break;
+      default:
+        if (log.isWarnEnabled()) {
+          log.warn("quell.breaker.isolated policy={} breaker={} attempt={}: the circuit breaker is held open until"
+              + " reset", policy, name, attempt);
+        }
+    }
+  }
+
   private FloodGate gate(String policy, StopReason reason) {
+    return gate(policy, reason.ordinal());
+  }
+
+  private FloodGate gate(String policy, int slot) {
     FloodGate[] byReason = gates.get(policy);
     if (byReason == null) {
       byReason = gates.computeIfAbsent(policy, p -> {
-        FloodGate[] g = new FloodGate[StopReason.values().length];
+        FloodGate[] g = new FloodGate[REASONS + 1];
         for (int i = 0; i < g.length; i++) {
           g[i] = new FloodGate(intervalNanos);
         }
         return g;
       });
     }
-    return byReason[reason.ordinal()];
+    return byReason[slot];
   }
 
   private static String verdictName(@Nullable Verdict verdict) {
@@ -177,6 +271,13 @@ public final class LoggingListener implements ResilienceListener, CallObserver {
   private static String failureText(@Nullable Throwable failure) {
     return failure == null ? "none" : failure.toString();
   }
+
+  /** {@code d} as {@link #millis(long)}, or "forever" past what nanoseconds can hold (a break of 300 years). */
+  private static String millis(Duration d) {
+    return d.compareTo(MAX_NANOS) >= 0 ? "forever" : millis(d.toNanos());
+  }
+
+  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
   private static String millis(long nanos) {
     if (nanos % 1_000_000 == 0) {
