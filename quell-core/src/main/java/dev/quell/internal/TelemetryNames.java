@@ -105,7 +105,7 @@ public final class TelemetryNames {
     }
   }
 
-  /** The {@code quell.hedge} index of a hedge event: 0 started, 1 won, 2 discarded, 3 suppressed; -1 for other types. */
+  /** The {@code quell.hedge} index of a hedge event: 0 started, 1 won, 2 discarded, 3 suppressed; -1 otherwise. */
   public static int hedge(ResilienceEvent.Type type) {
     switch (type) {
       case HEDGE_STARTED:

@@ -240,7 +240,8 @@ class LiveMetersTest {
     assertThat(hedges("search", "suppressed")).isZero();
 
     // the primary answers first: the hedge is discarded and nothing is won
-    CompletableFuture<String> primary = search.executeAsync(answersAfter(Duration.ofMillis(150), Duration.ofSeconds(1)));
+    CompletableFuture<String> primary =
+        search.executeAsync(answersAfter(Duration.ofMillis(150), Duration.ofSeconds(1)));
     time.runUntilIdle(Duration.ofMinutes(1));
     assertThat(primary).isCompletedWithValue("attempt 1");
     assertThat(hedges("search", "started")).isEqualTo(2);

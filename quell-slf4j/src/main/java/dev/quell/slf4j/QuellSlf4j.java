@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>Flood control.</b> A retry storm can refuse thousands of retries a second; the refusal,
- * draining and suppressed-hedge lines are limited to one per policy and reason per interval (one minute by default). The
- * first refusal is logged at once; each later line carries {@code suppressed=N}, the number of
+ * draining and suppressed-hedge lines are limited to one per policy and reason per interval (one
+ * minute by default). The first refusal is logged at once; each later line carries {@code suppressed=N}, the number of
  * refusals not logged since the one before. There is no timer: after a quiet stretch, the count
  * waits for the next refusal. The DEBUG and TRACE lines are not limited: enable them only while
  * investigating.
