@@ -13,6 +13,8 @@ import dev.quell.micrometer.QuellMicrometer;
 import dev.quell.test.VirtualTime;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -33,10 +35,23 @@ class BudgetGaugeLifecycleTest {
         + registry.find(TelemetryNames.BUDGET_TOKENS).gauges().size();
   }
 
-  /** Runs the GC until {@code done} holds, at most 50 times; weak references are cleared by a full GC. */
+  /**
+   * Runs the GC until {@code done} holds, at most 50 times. Weak references are cleared by a full GC but
+   * queued afterwards by the JVM's reference handler thread: each round waits (generously) until that
+   * thread has queued a reference of our own cleared by the same GC, so a busy machine cannot outrun it.
+   */
   private static boolean gcUntil(BooleanSupplier done) {
+    ReferenceQueue<Object> queue = new ReferenceQueue<>();
     for (int i = 0; i < 50 && !done.getAsBoolean(); i++) {
+      WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
       System.gc();
+      try {
+        queue.remove(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return done.getAsBoolean();
+      }
+      sentinel.clear();
     }
     return done.getAsBoolean();
   }

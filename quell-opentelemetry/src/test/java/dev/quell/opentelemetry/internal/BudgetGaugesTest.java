@@ -13,6 +13,8 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -42,9 +44,23 @@ class BudgetGaugesTest {
         .mapToInt(m -> m.getDoubleGaugeData().getPoints().size()).sum();
   }
 
+  /**
+   * Runs the GC until {@code done} holds, at most 50 times. Weak references are cleared by a full GC but
+   * queued afterwards by the JVM's reference handler thread: each round waits (generously) until that
+   * thread has queued a reference of our own cleared by the same GC, so a busy machine cannot outrun it.
+   */
   private static boolean gcUntil(BooleanSupplier done) {
+    ReferenceQueue<Object> queue = new ReferenceQueue<>();
     for (int i = 0; i < 50 && !done.getAsBoolean(); i++) {
+      WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
       System.gc();
+      try {
+        queue.remove(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return done.getAsBoolean();
+      }
+      sentinel.clear();
     }
     return done.getAsBoolean();
   }
