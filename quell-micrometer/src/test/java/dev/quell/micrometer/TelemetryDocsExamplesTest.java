@@ -3,6 +3,7 @@ package dev.quell.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.quell.CircuitBreaker;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,5 +90,19 @@ class TelemetryDocsExamplesTest {
     assertThat(registry.find("quell.budget.utilization").tag("quell.budget", "payments-api").tag("quell.policy", "")
         .gauge()).isNotNull();
     assertThat(charge.budget()).isSameAs(refund.budget());
+  }
+
+  @Test
+  void aPolicysBreakerLimitersAndTimingAreBoundBeforeTheFirstCall() {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    CircuitBreaker inventoryApi = CircuitBreaker.of("inventory-api");
+    Resilience inventory = Resilience.DEFAULT
+        .withName("inventory")
+        .withBreaker(inventoryApi)
+        .withListener(QuellMicrometer.listener(registry));
+    QuellMicrometer.bind(inventory, registry); // budget, breaker, limiters and timing before the first call
+    assertThat(registry.find("quell.breaker.state").tag("quell.breaker", "inventory-api").tag("quell.policy", "")
+        .tag("state", "CLOSED").gauge().value()).isEqualTo(1);
+    assertThat(registry.find("quell.budget.tokens").tag("quell.budget", "inventory").gauge()).isNotNull();
   }
 }
