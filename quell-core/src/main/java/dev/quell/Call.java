@@ -1112,10 +1112,22 @@ class Call {
           case RETRYING:
             o.retrying(name, b, criticality, number, delay);
             break;
+          case HEDGE_STARTED:
+          case HEDGE_WON:
+          case HEDGE_DISCARDED:
+          case HEDGE_SUPPRESSED:
+            o.hedged(name, b, criticality, type, number);
+            break;
+          case BREAKER_TRANSITION:
+            if (breakerState != null) {
+              o.breakerMoved(name, policy.breaker().orElse(null), breakerState, number);
+            }
+            break;
           default:
             if (reason != null) {
               // what the caller waited, the guarded pause included
               o.callEnded(name, b, criticality, reason, number, verdict, elapsed + delay);
+              o.policyCalled(policy); // so telemetry can watch the instance's breaker, limiters and timing
             }
         }
       } catch (RuntimeException | LinkageError | AssertionError ignored) {
