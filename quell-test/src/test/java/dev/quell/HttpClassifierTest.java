@@ -3,7 +3,15 @@ package dev.quell;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -23,6 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Classifier.HTTP over real java.net.http responses from a JDK HttpServer on loopback. */
 class HttpClassifierTest {
@@ -81,6 +90,40 @@ class HttpClassifierTest {
     assertThat(HttpClassification.parseRetryAfter("soon", now)).isNull();
     assertThat(HttpClassification.parseRetryAfter("-1", now)).isNull();
     assertThat(HttpClassification.classifyStatus(429, Optional.of("garbage"))).isEqualTo(Verdict.THROTTLED);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"Sun, 06 Nov 1994 08:51:07 GMT", "Sunday, 06-Nov-94 08:51:07 GMT", "Sun Nov  6 08:51:07 1994"})
+  void eachHttpDateFormIsMeasuredFromTheResponsesOwnDate(String when) throws Exception {
+    // the JDK's HttpServer writes its own Date: a socket on loopback answers with a server clock 32 years
+    // behind ours, which must still get the 90 s it asked for
+    try (ServerSocket raw = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      CompletableFuture<Void> answered = CompletableFuture.runAsync(() -> {
+        try (Socket s = raw.accept()) {
+          BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
+          for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+            // the request's headers: read and ignored
+          }
+          s.getOutputStream().write(("HTTP/1.1 503 Service Unavailable\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+              + "Retry-After: " + when + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      URI uri = URI.create("http://127.0.0.1:" + raw.getLocalPort() + "/");
+      HttpResponse<Void> response = client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding());
+      answered.get(10, TimeUnit.SECONDS);
+      assertThat(response.headers().firstValue("Date")).contains("Sun, 06 Nov 1994 08:49:37 GMT");
+      assertThat(Classifier.HTTP.classify(response, null)).isEqualTo(Verdict.throttled(Duration.ofSeconds(90)));
+    }
+  }
+
+  @Test
+  void aHugeRetryAfterSaturatesInsteadOfBeingIgnored() throws Exception {
+    retryAfter = "99999999999999999999";
+    script.add(new int[] {429});
+    assertThat(Classifier.HTTP.classify(get(), null)).isEqualTo(Verdict.throttled(HttpClassification.MAX_RETRY_AFTER));
   }
 
   @Test

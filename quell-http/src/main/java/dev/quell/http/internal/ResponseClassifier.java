@@ -2,7 +2,7 @@ package dev.quell.http.internal;
 
 import dev.quell.Classifier;
 import dev.quell.Verdict;
-import dev.quell.http.RetryAfter;
+import dev.quell.internal.HttpClassification;
 import dev.quell.internal.Internal;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,9 +10,10 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Wraps a policy's classifier for an HTTP client whose responses the core does not know (OkHttp's),
- * or whose Retry-After the core reads only in part (the core reads delta-seconds and IMF-fixdate, not
- * the two obsolete date forms, and does not round up).
+ * Wraps a policy's classifier for an HTTP client whose responses the core does not know (OkHttp's), and
+ * for {@code java.net.http} so that an HTTP-date without a {@code Date} header is measured from a clock
+ * the client chose. The status rules and the Retry-After reader are the core's own
+ * ({@link HttpClassification}), so every client reads a response the same way.
  *
  * <ul>
  *   <li>{@link Classifier#HTTP} is taken to mean "HTTP status rules" for whatever response type the
@@ -20,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  *       4xx permanent; failures as {@link Classifier#DEFAULT}.
  *   <li>Any other classifier decides as it likes; then, if its verdict is retryable and the answer is a
  *       429 or 503 (or the verdict already says throttled) with a readable Retry-After, the verdict
- *       becomes {@code THROTTLED} with that wait, read by {@link RetryAfter}.
+ *       becomes {@code THROTTLED} with that wait.
  * </ul>
  */
 @Internal
@@ -66,34 +67,24 @@ public final class ResponseClassifier implements Classifier {
     if (status < 0) {
       return orPermanent(classifier.classify(result, failure));
     }
-    Verdict verdict = classifier == Classifier.HTTP ? statusVerdict(status) : orPermanent(classifier.classify(result, failure));
+    if (classifier == Classifier.HTTP) {
+      return HttpClassification.classifyStatus(status, access.header(result, HttpClassification.RETRY_AFTER),
+          access.header(result, HttpClassification.DATE), clock.instant());
+    }
+    Verdict verdict = orPermanent(classifier.classify(result, failure));
     if (!verdict.isRetryable()) {
       return verdict;
     }
     if (verdict.kind() != Verdict.Kind.THROTTLED && status != 429 && status != 503) {
       return verdict; // a Retry-After on, say, a 500 is not an ask to slow down
     }
-    Duration wait = RetryAfter.parse(access.header(result, RetryAfter.HEADER), access.header(result, "Date"), clock.instant())
-        .orElse(null);
+    Duration wait = HttpClassification.parseRetryAfter(access.header(result, HttpClassification.RETRY_AFTER),
+        access.header(result, HttpClassification.DATE), clock.instant());
     return wait == null ? verdict : Verdict.throttled(wait);
   }
 
   private static Verdict orPermanent(@Nullable Verdict v) {
     return v == null ? Verdict.PERMANENT : v; // as the core reads a null verdict
-  }
-
-  /** The HTTP status rules, before Retry-After: the same as the core's {@code Classifier.HTTP}. */
-  public static Verdict statusVerdict(int status) {
-    if (status < 400) {
-      return Verdict.OK;
-    }
-    if (status == 429) {
-      return Verdict.THROTTLED;
-    }
-    if (status == 408 || status >= 500) {
-      return Verdict.TRANSIENT; // a 503 with a readable Retry-After becomes THROTTLED in classify
-    }
-    return Verdict.PERMANENT;
   }
 
   /** The classifier this one wraps. */
