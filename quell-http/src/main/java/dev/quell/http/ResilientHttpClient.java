@@ -1,12 +1,13 @@
 package dev.quell.http;
 
 import dev.quell.Attempt;
+import dev.quell.CircuitBreaker;
+import dev.quell.Limiter;
 import dev.quell.Outcome;
 import dev.quell.PolicyScope;
 import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
-import dev.quell.StopReason;
 import dev.quell.http.internal.Bodies;
 import dev.quell.http.internal.Hosts;
 import dev.quell.http.internal.OutboundHeaders;
@@ -49,12 +50,17 @@ import org.jspecify.annotations.Nullable;
  * <h2>What each call does</h2>
  * <ul>
  *   <li><b>Per host.</b> Each host (with its port, when not the scheme's default) gets its own copy of the
- *       policy and so its own automatic retry budget ({@link #budgetsByHost()}): a storm against one host
- *       never spends the retries of another. At most {@value PolicyScope#DEFAULT_MAX_KEYS} hosts are held,
- *       the least recently used forgotten first. {@link #withScopeKey} keys by something else.
+ *       policy and so its own automatic retry budget ({@link #budgetsByHost()}), its own circuit breaker when
+ *       the policy was given a {@link CircuitBreaker.Config} ({@link #breakersByHost()}) and its own adaptive
+ *       limit ({@link #adaptiveLimitsByHost()}): a storm against one host never spends the retries of
+ *       another, and a host that keeps failing opens its own breaker without refusing calls to the others.
+ *       At most {@value PolicyScope#DEFAULT_MAX_KEYS} hosts are held, the least recently used forgotten
+ *       first. {@link #withScopeKey} keys by something else.
  *   <li><b>Only what may be repeated is retried</b> ({@link Repeatable}): {@code GET}, {@code HEAD},
  *       {@code OPTIONS}, {@code PUT}, {@code DELETE}, and any request with an {@code Idempotency-Key}
- *       header; {@code POST} and {@code PATCH} otherwise get one attempt, still under the deadline.
+ *       header; {@code POST} and {@code PATCH} otherwise get one attempt ({@link Resilience#once()} of the
+ *       host's policy), still under the deadline, and judged by the same breaker, limiters and budget as
+ *       every other request to that host.
  *   <li><b>A fresh request per attempt</b>, copied from yours, carrying that attempt's own headers:
  *       {@code X-Deadline-Ms} (the time left to <em>this attempt's</em> end — the smaller of its attempt
  *       timeout and the call's deadline, and of any {@code X-Deadline-Ms} you set yourself),
@@ -75,9 +81,10 @@ import org.jspecify.annotations.Nullable;
  *       its connection is released. The response the call returns is never touched: a streaming body is
  *       yours to read and close, and is never buffered.
  *   <li><b>Outcome</b>: as {@link Resilience#execute}. The last response is returned when the attempts run
- *       out (a 503, say); transport failures are rethrown unchanged; Quell's refusals throw
- *       {@link dev.quell.CallRejectedException} or {@link dev.quell.DeadlineExceededException} (the response
- *       that preceded them is closed). An interrupted {@code send} throws {@link InterruptedException} and
+ *       out (a 503, say); transport failures are rethrown unchanged; Quell's refusals — budget, an open
+ *       breaker ({@link dev.quell.StopReason#DEPENDENCY_UNAVAILABLE}, with the breaker's Retry-After),
+ *       limiter, draining — throw {@link dev.quell.CallRejectedException} after the guarded pause, and a
+ *       missed deadline {@link dev.quell.DeadlineExceededException} (the response that preceded them is closed). An interrupted {@code send} throws {@link InterruptedException} and
  *       keeps the thread's interrupt flag set, as every Quell call does.
  * </ul>
  *
@@ -122,8 +129,7 @@ public final class ResilientHttpClient implements AutoCloseable {
   private final Resilience policy;
   private final Function<? super HttpRequest, String> scopeKey;
   private final int maxHosts;
-  private final PolicyScope<String> retrying;
-  private final PolicyScope<String> once;
+  private final PolicyScope<String> hosts;
 
   private ResilientHttpClient(HttpClient http, Resilience policy, Function<? super HttpRequest, String> scopeKey, int maxHosts) {
     this.http = Objects.requireNonNull(http, "http");
@@ -131,12 +137,7 @@ public final class ResilientHttpClient implements AutoCloseable {
     this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
     this.maxHosts = maxHosts;
     Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), JDK_RESPONSES));
-    this.retrying = PolicyScope.of(template, maxHosts);
-    // Requests that may not be repeated run under a one-attempt copy: same deadline, attempt timeout and
-    // draining. The core has no way yet to say "no retry for this call", and a classifier cannot tell
-    // which call an attempt timeout belongs to, so a copy with one attempt is the only honest way.
-    this.once = PolicyScope.of(template.attempts() == 1 ? template
-        : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxHosts);
+    this.hosts = PolicyScope.of(template, maxHosts);
   }
 
   /** Wraps {@code http} with {@link Resilience#HTTP}, per host. */
@@ -155,13 +156,13 @@ public final class ResilientHttpClient implements AutoCloseable {
 
   /**
    * A client keyed by {@code scopeKey} instead of by host — a tenant, a route, or a constant for one
-   * budget over everything. The new client starts with fresh budgets.
+   * budget over everything. The new client starts with fresh budgets, breakers and adaptive limits.
    */
   public ResilientHttpClient withScopeKey(Function<? super HttpRequest, String> scopeKey) {
     return new ResilientHttpClient(http, policy, scopeKey, maxHosts);
   }
 
-  /** A client that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets. */
+  /** A client that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets, breakers and adaptive limits. */
   public ResilientHttpClient withMaxKeys(int maxKeys) {
     return new ResilientHttpClient(http, policy, scopeKey, maxKeys);
   }
@@ -176,14 +177,34 @@ public final class ResilientHttpClient implements AutoCloseable {
     return policy;
   }
 
-  /** The policy that requests to {@code key} (a host, unless {@link #withScopeKey} said otherwise) run under. */
+  /**
+   * The policy that requests to {@code key} (a host, unless {@link #withScopeKey} said otherwise) run
+   * under; requests that may not be repeated run under its {@link Resilience#once()}.
+   */
   public Resilience policyFor(String key) {
-    return retrying.policy(key);
+    return hosts.policy(key);
   }
 
   /** A snapshot of each host's live retry budget, least recently used first: for dashboards and alerts. */
   public Map<String, RetryBudget> budgetsByHost() {
-    return retrying.budgets();
+    return hosts.budgets();
+  }
+
+  /**
+   * A snapshot of each host's live circuit breaker, least recently used first: each host's own when the
+   * policy was given a {@link CircuitBreaker.Config}, the one shared breaker when it was given a live one,
+   * empty when it has none. Every request to a host — repeatable or not — is judged by that host's breaker.
+   */
+  public Map<String, CircuitBreaker> breakersByHost() {
+    return hosts.breakers();
+  }
+
+  /**
+   * A snapshot of each host's own adaptive concurrency limit ({@link Limiter#adaptive()}), least recently
+   * used first; empty when the policy has none. Rate limiters and bulkheads are shared by every host, as given.
+   */
+  public Map<String, Limiter> adaptiveLimitsByHost() {
+    return hosts.adaptiveLimits();
   }
 
   /** Sends {@code request} through the host's policy, retrying it only if {@link Repeatable#BY_METHOD} allows. */
@@ -281,11 +302,9 @@ public final class ResilientHttpClient implements AutoCloseable {
       throw new NullPointerException("the scope key function returned null for " + request.uri());
     }
     boolean repeat = repeatable.allows(request.method(), name -> request.headers().firstValue(name).orElse(null));
-    Resilience hostPolicy = retrying.policy(key);
-    if (repeat && hostPolicy.attempts() > 1) {
-      return new Exchange<>(http, request, handler, hostPolicy, null);
-    }
-    return new Exchange<>(http, request, handler, once.policy(key), hostPolicy.budget());
+    Resilience hostPolicy = hosts.policy(key);
+    // the host's own instance, one attempt and no hedge: the same breaker, limiters, budget and histogram
+    return new Exchange<>(http, request, handler, repeat ? hostPolicy : hostPolicy.once());
   }
 
   /** Throws {@code failure} if it is unchecked or interrupted; returns the IOException to throw otherwise. */
@@ -307,7 +326,7 @@ public final class ResilientHttpClient implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "ResilientHttpClient[" + policy.name() + ", hosts=" + retrying.size() + "]";
+    return "ResilientHttpClient[" + policy.name() + ", hosts=" + hosts.size() + "]";
   }
 
   /** One call: its request, its responses, and how to build each attempt's request. */
@@ -316,18 +335,14 @@ public final class ResilientHttpClient implements AutoCloseable {
     final HttpRequest request;
     final HttpResponse.BodyHandler<T> handler;
     final Resilience policy;
-    /** The host's budget, when this call runs one attempt under the copy: the core does not deposit for it. */
-    final @Nullable RetryBudget fundsHost;
     final Superseded<HttpResponse<T>> responses = new Superseded<>(Bodies::discard);
     final @Nullable Duration callerDeadline;
 
-    Exchange(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> handler, Resilience policy,
-        @Nullable RetryBudget fundsHost) {
+    Exchange(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> handler, Resilience policy) {
       this.http = http;
       this.request = request;
       this.handler = handler;
       this.policy = policy;
-      this.fundsHost = fundsHost;
       this.callerDeadline = ResilienceContext.parseDeadline(
           request.headers().firstValue(ResilienceContext.DEADLINE_HEADER).orElse(null));
     }
@@ -394,19 +409,10 @@ public final class ResilientHttpClient implements AutoCloseable {
       return builder.build();
     }
 
-    /** Closes every response but the one returned, funds the host for a one-attempt call; returns the response or null. */
+    /** Closes every response but the one returned; returns the response or null. */
     @Nullable HttpResponse<T> settle(Outcome<HttpResponse<T>> outcome) {
       HttpResponse<T> response = outcome.hasValue() ? outcome.value() : null;
       responses.end(response);
-      RetryBudget host = fundsHost;
-      if (host != null) {
-        // what the core does for an attempt of a retrying call: a success deposits, a retryable failure is recorded
-        if (outcome.stopReason() == StopReason.SUCCEEDED) {
-          host.deposit();
-        } else if (outcome.stopReason() == StopReason.ATTEMPTS_EXHAUSTED) {
-          host.recordFailure();
-        }
-      }
       return response;
     }
   }

@@ -97,6 +97,24 @@ final class JdkServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until at most {@code n} exchanges are in progress; true if that happened within {@code seconds}.
+   * A client closing a body is seen by the server only when its next write fails, a moment later.
+   */
+  boolean awaitInProgressAtMost(int n, long seconds) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    synchronized (lock) {
+      while (inProgress > n) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(lock, left);
+      }
+      return true;
+    }
+  }
+
   /** Waits until {@code n} exchanges have arrived; true if that happened within {@code seconds}. */
   boolean awaitArrived(int n, long seconds) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

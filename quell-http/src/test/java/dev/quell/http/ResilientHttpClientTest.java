@@ -124,6 +124,7 @@ class ResilientHttpClientTest {
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(events.terminal().stopReason()).contains(StopReason.ATTEMPTS_EXHAUSTED);
     assertThat(r.body().readNBytes(5)).as("the returned body is the caller's, still readable").hasSize(5);
+    assertThat(server.awaitInProgressAtMost(1, 10)).as("the earlier 503s' exchanges were closed").isTrue();
     assertThat(server.inProgress()).as("only the returned response's exchange is still open").isEqualTo(1);
     r.body().close();
     assertThat(server.awaitIdle(10)).isTrue();

@@ -3,7 +3,9 @@ package dev.quell.okhttp;
 import dev.quell.Attempt;
 import dev.quell.AttemptTimeoutException;
 import dev.quell.CallRejectedException;
+import dev.quell.CircuitBreaker;
 import dev.quell.DeadlineExceededException;
+import dev.quell.Limiter;
 import dev.quell.Outcome;
 import dev.quell.PolicyScope;
 import dev.quell.Resilience;
@@ -45,13 +47,19 @@ import org.jspecify.annotations.Nullable;
  *       ({@code X-Quell-Attempt: n/N}), exactly as {@code ResilientHttpClient} does. Before a retry the
  *       previous response is closed, so OkHttp never refuses with "cannot make a new request because the
  *       previous response is still open"; every response the caller will not receive is closed.
- *   <li><b>Per host</b>: each host gets its own copy of the policy and retry budget ({@link #budgetsByHost()}).
+ *   <li><b>Per host</b>: each host gets its own copy of the policy, with its own retry budget
+ *       ({@link #budgetsByHost()}), its own circuit breaker when the policy was given a
+ *       {@link CircuitBreaker.Config} ({@link #breakersByHost()}) and its own adaptive limit
+ *       ({@link #adaptiveLimitsByHost()}): a host that keeps failing opens its own breaker, and the others
+ *       are not refused.
  *   <li><b>Only what may be repeated is retried</b> ({@link Repeatable}): idempotent methods and requests
  *       with an {@code Idempotency-Key}; tag a request with {@code Repeatable.YES} or {@code Repeatable.NO}
  *       ({@code new Request.Builder().tag(Repeatable.class, Repeatable.YES)}) to decide yourself. A request
  *       whose body is one-shot ({@link RequestBody#isOneShot()}) or duplex ({@link RequestBody#isDuplex()})
  *       is never retried, since it cannot be sent twice; when such a request asked to be retried and failed,
- *       its exception carries a suppressed note saying so.
+ *       its exception carries a suppressed note saying so. A request that is not retried runs under the
+ *       host's {@link Resilience#once()}: one attempt, judged by the same breaker, limiters and budget as
+ *       every other request to that host.
  *   <li><b>Status codes and Retry-After</b>: with {@link dev.quell.Classifier#HTTP} (the classifier of
  *       {@link Resilience#HTTP}), 408 and 5xx are retried and 429/503 wait the server's {@code Retry-After}
  *       in either form — OkHttp's own follow-up logic reads only delta-seconds and ignores a date. Any other
@@ -62,9 +70,10 @@ import org.jspecify.annotations.Nullable;
  *       call's deadline and OkHttp's {@code callTimeout}, not by the attempt timeout.
  *   <li><b>Failures</b> stay {@link IOException}s, as OkHttp expects of an interceptor (an unchecked
  *       exception would crash an enqueued call's dispatcher thread): a transport failure is rethrown
- *       unchanged; a refusal ({@link CallRejectedException}: budget, breaker, limiter, draining) arrives as an
- *       {@code IOException} whose cause is the refusal; a deadline overrun or a last attempt that timed out
- *       arrives as a {@link SocketTimeoutException} whose cause is Quell's exception.
+ *       unchanged; a refusal ({@link CallRejectedException}: budget, breaker, limiter, draining) arrives, after
+ *       the guarded pause, as an {@code IOException} whose cause is the refusal (an open breaker's says
+ *       {@link StopReason#DEPENDENCY_UNAVAILABLE} and carries its Retry-After); a deadline overrun or a
+ *       last attempt that timed out arrives as a {@link SocketTimeoutException} whose cause is Quell's exception.
  * </ul>
  *
  * <p>It does not hedge: OkHttp runs one exchange of a call at a time, so a policy with a
@@ -106,8 +115,7 @@ public final class QuellInterceptor implements Interceptor {
   private final Resilience policy;
   private final Function<? super Request, String> scopeKey;
   private final int maxKeys;
-  private final PolicyScope<String> retrying;
-  private final PolicyScope<String> once;
+  private final PolicyScope<String> hosts;
 
   QuellInterceptor(Resilience policy, Function<? super Request, String> scopeKey, int maxKeys) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -119,17 +127,15 @@ public final class QuellInterceptor implements Interceptor {
     this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
     this.maxKeys = maxKeys;
     Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), OKHTTP_RESPONSES));
-    this.retrying = PolicyScope.of(template, maxKeys);
-    this.once = PolicyScope.of(template.attempts() == 1 ? template
-        : template.with(s -> s.attempts(1).noHedge().useAmbientCriticality(false)), maxKeys);
+    this.hosts = PolicyScope.of(template, maxKeys);
   }
 
-  /** An interceptor keyed by {@code scopeKey} instead of by host, with fresh budgets. */
+  /** An interceptor keyed by {@code scopeKey} instead of by host, with fresh budgets, breakers and adaptive limits. */
   public QuellInterceptor withScopeKey(Function<? super Request, String> scopeKey) {
     return new QuellInterceptor(policy, scopeKey, maxKeys);
   }
 
-  /** An interceptor that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets. */
+  /** An interceptor that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets, breakers and adaptive limits. */
   public QuellInterceptor withMaxKeys(int maxKeys) {
     return new QuellInterceptor(policy, scopeKey, maxKeys);
   }
@@ -139,14 +145,34 @@ public final class QuellInterceptor implements Interceptor {
     return policy;
   }
 
-  /** The policy that requests to {@code key} (a host, unless {@link #withScopeKey} said otherwise) run under. */
+  /**
+   * The policy that requests to {@code key} (a host, unless {@link #withScopeKey} said otherwise) run
+   * under; requests that are not retried run under its {@link Resilience#once()}.
+   */
   public Resilience policyFor(String key) {
-    return retrying.policy(key);
+    return hosts.policy(key);
   }
 
   /** A snapshot of each host's live retry budget, least recently used first. */
   public Map<String, RetryBudget> budgetsByHost() {
-    return retrying.budgets();
+    return hosts.budgets();
+  }
+
+  /**
+   * A snapshot of each host's live circuit breaker, least recently used first: each host's own when the
+   * policy was given a {@link CircuitBreaker.Config}, the one shared breaker when it was given a live one,
+   * empty when it has none. Every request to a host — retried or not — is judged by that host's breaker.
+   */
+  public Map<String, CircuitBreaker> breakersByHost() {
+    return hosts.breakers();
+  }
+
+  /**
+   * A snapshot of each host's own adaptive concurrency limit ({@link Limiter#adaptive()}), least recently
+   * used first; empty when the policy has none. Rate limiters and bulkheads are shared by every host, as given.
+   */
+  public Map<String, Limiter> adaptiveLimitsByHost() {
+    return hosts.adaptiveLimits();
   }
 
   @Override
@@ -159,9 +185,10 @@ public final class QuellInterceptor implements Interceptor {
     Repeatable mark = request.tag(Repeatable.class);
     boolean wantsRepeat = (mark == null ? Repeatable.BY_METHOD : mark).allows(request.method(), request::header);
     String unrepeatableBody = unrepeatableBody(request.body());
-    Resilience hostPolicy = retrying.policy(key);
+    Resilience hostPolicy = hosts.policy(key);
     boolean repeat = wantsRepeat && unrepeatableBody == null && hostPolicy.attempts() > 1;
-    Resilience callPolicy = repeat ? hostPolicy : once.policy(key);
+    // the host's own instance, one attempt: the same breaker, limiters, budget and histogram
+    Resilience callPolicy = repeat ? hostPolicy : hostPolicy.once();
 
     Call call = chain.call();
     boolean interruptedBefore = Thread.currentThread().isInterrupted();
@@ -174,14 +201,6 @@ public final class QuellInterceptor implements Interceptor {
     }
     Response response = outcome.hasValue() ? outcome.value() : null;
     attempts.responses.end(response);
-    if (!repeat) {
-      // what the core does for an attempt of a retrying call: a success funds the host's budget
-      if (outcome.stopReason() == StopReason.SUCCEEDED) {
-        hostPolicy.budget().deposit();
-      } else if (outcome.stopReason() == StopReason.ATTEMPTS_EXHAUSTED) {
-        hostPolicy.budget().recordFailure();
-      }
-    }
     if (response != null) {
       return response;
     }
@@ -246,7 +265,7 @@ public final class QuellInterceptor implements Interceptor {
 
   @Override
   public String toString() {
-    return "QuellInterceptor[" + policy.name() + ", hosts=" + retrying.size() + "]";
+    return "QuellInterceptor[" + policy.name() + ", hosts=" + hosts.size() + "]";
   }
 
   /** One call's attempts. Runs on the one thread OkHttp gives the call. */

@@ -26,7 +26,8 @@ public final class QuellOkHttp {
 
   /**
    * An interceptor with {@code policy} as the template of each host's policy (named {@code name:host},
-   * with its own automatic budget). Give it {@link dev.quell.Classifier#HTTP} (as {@link Resilience#HTTP}
+   * with its own automatic budget, and its own circuit breaker when {@code policy} has a
+   * {@link dev.quell.CircuitBreaker.Config}). Give it {@link dev.quell.Classifier#HTTP} (as {@link Resilience#HTTP}
    * has) to retry by status code, or a classifier of your own that reads {@code okhttp3.Response}.
    */
   public static QuellInterceptor interceptor(Resilience policy) {
