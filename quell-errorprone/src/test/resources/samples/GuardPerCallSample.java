@@ -1,3 +1,4 @@
+import dev.quell.CircuitBreaker;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 
@@ -11,6 +12,10 @@ class GuardPerCallSample {
   String price(String sku) throws Exception {
     RetryBudget budget = RetryBudget.of(); // expect: QuellGuardPerCall
     return Resilience.DEFAULT.withBudget(budget).execute(() -> lookup(sku));
+  }
+
+  String reserve(String sku) throws Exception {
+    return Resilience.NONE.withBreaker(CircuitBreaker.Config.DEFAULT).execute(() -> lookup(sku)); // expect: QuellGuardPerCall
   }
 
   String lookup(String sku) {

@@ -32,6 +32,17 @@ final class PolicyModel {
   /** What the budget setting is known to be. */
   enum Budget { AUTOMATIC, NONE, EXPLICIT, UNKNOWN }
 
+  /** What the hedge setting is known to be: none, a fixed delay, a measured one, one of a kind not known, unknown. */
+  enum HedgeKind { NONE, FIXED, MEASURED, PRESENT, UNKNOWN;
+
+    boolean present() {
+      return this == FIXED || this == MEASURED || this == PRESENT;
+    }
+  }
+
+  /** A setting that is known on or off, or unknown. */
+  enum Toggle { ON, OFF, UNKNOWN }
+
   /** A duration setting that may be absent ("none"): known with a value, known absent, or unknown. */
   static final class Setting {
     static final Setting UNKNOWN = new Setting(false, null);
@@ -65,6 +76,11 @@ final class PolicyModel {
     /** Whether the attempt timeout is the preset's, never set in the chain. */
     boolean presetAttemptTimeout;
     Budget budget = Budget.UNKNOWN;
+    /** A breaker of the policy's own ({@code withBreaker(CircuitBreaker.Config)}): fresh in every copy. */
+    Toggle ownBreaker = Toggle.UNKNOWN;
+    /** Measured timing, whose latency histogram is fresh in every copy. */
+    Toggle measuredTiming = Toggle.UNKNOWN;
+    HedgeKind hedge = HedgeKind.UNKNOWN;
     @Nullable Boolean ambientCriticality;
     /** Null arguments seen in the last step, each a problem as validation words it. */
     final List<String> nullProblems = new ArrayList<>();
@@ -86,6 +102,9 @@ final class PolicyModel {
       p.budget = budget;
       p.ambientCriticality = false;
       p.presetAttemptTimeout = true;
+      p.ownBreaker = Toggle.OFF;
+      p.measuredTiming = Toggle.OFF;
+      p.hedge = HedgeKind.NONE;
       return p;
     }
 
@@ -98,6 +117,9 @@ final class PolicyModel {
       p.attemptTimeout = attemptTimeout;
       p.presetAttemptTimeout = presetAttemptTimeout;
       p.budget = budget;
+      p.ownBreaker = ownBreaker;
+      p.measuredTiming = measuredTiming;
+      p.hedge = hedge;
       p.ambientCriticality = ambientCriticality;
       p.viaLocal = viaLocal;
       return p;
@@ -113,6 +135,21 @@ final class PolicyModel {
       return budget == Budget.AUTOMATIC && retries();
     }
 
+    /** True when the policy provably owns a circuit breaker built from a configuration. */
+    boolean ownsBreaker() {
+      return ownBreaker == Toggle.ON;
+    }
+
+    /** True when the policy provably owns a latency histogram: measured timing, or a hedge at a measured quantile. */
+    boolean ownsHistogram() {
+      return measuredTiming == Toggle.ON || hedge == HedgeKind.MEASURED;
+    }
+
+    /** True when the policy provably owns live state that learns from many calls: a guard. */
+    boolean isGuard() {
+      return ownsAutomaticBudget() || ownsBreaker() || ownsHistogram();
+    }
+
     /** The problems {@code Resilience.Settings.validate()} reports for the known settings, in its words. */
     List<String> problems() {
       List<String> problems = new ArrayList<>();
@@ -125,6 +162,9 @@ final class PolicyModel {
       positive("deadline", deadline, problems);
       positive("attemptTimeout", attemptTimeout, problems);
       problems.addAll(nullProblems);
+      if (hedge.present() && attempts != null && attempts <= 1) {
+        problems.add("hedge was set: needs attempts of 2 or more: every hedge is an attempt");
+      }
       if (Boolean.TRUE.equals(ambientCriticality)) {
         if (attempts != null && attempts <= 1) {
           problems.add("useAmbientCriticality was true: has no effect with attempts = 1:"
@@ -189,6 +229,19 @@ final class PolicyModel {
     if (Values.isStaticField(e, QuellTypes.RESILIENCE, "NONE")) {
       return Policy.preset("none", 1, null, null, Budget.NONE);
     }
+    if (QuellTypes.isCall(e, QuellTypes.RESILIENCE, "once")) {
+      // the same instance for work that must not be repeated: its budget, breaker and histogram, one attempt
+      ExpressionTree receiver = ASTHelpers.getReceiver(e);
+      Policy base = receiver == null ? Policy.unknown() : evaluate(receiver, state, depth + 1);
+      if (base == null) {
+        return null;
+      }
+      Policy once = base.copy();
+      once.attempts = 1;
+      once.hedge = HedgeKind.NONE;
+      once.ambientCriticality = false;
+      return once;
+    }
     if (isStep(e)) {
       MethodInvocationTree call = (MethodInvocationTree) e;
       ExpressionTree receiver = ASTHelpers.getReceiver(call);
@@ -234,17 +287,26 @@ final class PolicyModel {
     switch (method) {
       case "withName": setName(p, args.get(0), state); break;
       case "withAttempts": setAttempts(p, args.get(0), state); break;
-      case "withDeadline": p.deadline = duration(args.get(0), state); break;
+      case "withDeadline": setDeadline(p, args.get(0), state); break;
       case "withoutDeadline": p.deadline = Setting.NONE; break;
-      case "withAttemptTimeout": p.attemptTimeout = duration(args.get(0), state); p.presetAttemptTimeout = false; break;
+      case "withAttemptTimeout": setAttemptTimeout(p, args.get(0), state); break;
       case "withoutAttemptTimeout": p.attemptTimeout = Setting.NONE; p.presetAttemptTimeout = false; break;
       case "withBudget": p.budget = budget(args.get(0), state); break;
       case "withAmbientCriticality": p.ambientCriticality = Values.booleanValue(args.get(0), state).orElse(null); break;
       case "withBackoff": notNull(p, "backoff", args.get(0), " (use Backoff.NONE for no delay)"); break;
       case "withClassifier": notNull(p, "classifier", args.get(0), ""); break;
       case "withTimeSource": notNull(p, "timeSource", args.get(0), ""); break;
+      case "withBreaker": p.ownBreaker = ownsWhatItIsGiven(call) ? Toggle.ON : Toggle.OFF; break;
+      case "withoutBreaker": p.ownBreaker = Toggle.OFF; break;
+      case "withMeasuredTiming": p.measuredTiming = Toggle.ON; break;
+      case "withoutMeasuredTiming": p.measuredTiming = Toggle.OFF; break;
+      case "withHedge": p.hedge = ValueModels.hedgeKind(args.get(0), state); break;
+      case "withoutHedge": p.hedge = HedgeKind.NONE; break;
       case "withListener":
       case "withAmbientDeadline":
+      case "withLimiter":
+      case "withoutLimiters":
+      case "withDiscard":
         break;
       case "with":
         return withSettings(p, args.get(0), state);
@@ -262,24 +324,8 @@ final class PolicyModel {
 
   /** {@code with(s -> s.attempts(2).deadline(...))}: the settings calls on the lambda's parameter, in order. */
   private static Policy withSettings(Policy before, ExpressionTree change, VisitorState state) {
-    ExpressionTree e = ASTHelpers.stripParentheses(change);
-    if (!(e instanceof LambdaExpressionTree) || ((LambdaExpressionTree) e).getParameters().size() != 1) {
-      return keepOnlyOrigin(before);
-    }
-    LambdaExpressionTree lambda = (LambdaExpressionTree) e;
-    Symbol settings = ASTHelpers.getSymbol(lambda.getParameters().get(0));
-    List<MethodInvocationTree> calls = new ArrayList<>();
-    boolean understood;
-    if (lambda.getBody() instanceof ExpressionTree) {
-      understood = collectChain((ExpressionTree) lambda.getBody(), settings, calls);
-    } else {
-      understood = true;
-      for (StatementTree statement : ((BlockTree) lambda.getBody()).getStatements()) {
-        understood &= statement instanceof ExpressionStatementTree
-            && collectChain(((ExpressionStatementTree) statement).getExpression(), settings, calls);
-      }
-    }
-    if (!understood) {
+    List<MethodInvocationTree> calls = settingsCalls(change, QuellTypes.SETTINGS);
+    if (calls == null) {
       return keepOnlyOrigin(before);
     }
     Policy p = before.copy();
@@ -289,19 +335,27 @@ final class PolicyModel {
       switch (method) {
         case "name": setName(p, args.get(0), state); break;
         case "attempts": setAttempts(p, args.get(0), state); break;
-        case "deadline": p.deadline = Values.isNullLiteral(args.get(0)) ? Setting.NONE : duration(args.get(0), state); break;
-        case "attemptTimeout":
-          p.attemptTimeout = Values.isNullLiteral(args.get(0)) ? Setting.NONE : duration(args.get(0), state);
-          p.presetAttemptTimeout = false;
-          break;
+        case "deadline": setDeadline(p, args.get(0), state); break;
+        case "noDeadline": p.deadline = Setting.NONE; break;
+        case "attemptTimeout": setAttemptTimeout(p, args.get(0), state); break;
+        case "noAttemptTimeout": p.attemptTimeout = Setting.NONE; p.presetAttemptTimeout = false; break;
         case "budget": p.budget = budget(args.get(0), state); break;
         case "useAmbientCriticality": p.ambientCriticality = Values.booleanValue(args.get(0), state).orElse(null); break;
         case "backoff": notNull(p, "backoff", args.get(0), " (use Backoff.NONE for no delay)"); break;
         case "classifier": notNull(p, "classifier", args.get(0), ""); break;
         case "timeSource": notNull(p, "timeSource", args.get(0), ""); break;
+        case "breaker": p.ownBreaker = ownsWhatItIsGiven(call) ? Toggle.ON : Toggle.OFF; break;
+        case "noBreaker": p.ownBreaker = Toggle.OFF; break;
+        case "measuredTiming": p.measuredTiming = Toggle.ON; break;
+        case "noMeasuredTiming": p.measuredTiming = Toggle.OFF; break;
+        case "hedge": p.hedge = ValueModels.hedgeKind(args.get(0), state); break;
+        case "noHedge": p.hedge = HedgeKind.NONE; break;
         case "listener":
         case "clearListeners":
         case "useAmbientDeadline":
+        case "limiter":
+        case "clearLimiters":
+        case "discard":
           break;
         default:
           return keepOnlyOrigin(before);
@@ -310,14 +364,41 @@ final class PolicyModel {
     return p;
   }
 
+  /**
+   * The calls a {@code with(s -> ...)} lambda makes on its settings parameter (of type {@code owner}),
+   * in order: {@code s -> s.a(..).b(..)} or a block of such statements. Null when the lambda does
+   * anything else, which this model does not follow.
+   */
+  static @Nullable List<MethodInvocationTree> settingsCalls(ExpressionTree change, String owner) {
+    ExpressionTree e = ASTHelpers.stripParentheses(change);
+    if (!(e instanceof LambdaExpressionTree) || ((LambdaExpressionTree) e).getParameters().size() != 1) {
+      return null;
+    }
+    LambdaExpressionTree lambda = (LambdaExpressionTree) e;
+    Symbol settings = ASTHelpers.getSymbol(lambda.getParameters().get(0));
+    List<MethodInvocationTree> calls = new ArrayList<>();
+    boolean understood;
+    if (lambda.getBody() instanceof ExpressionTree) {
+      understood = collectChain((ExpressionTree) lambda.getBody(), settings, owner, calls);
+    } else {
+      understood = true;
+      for (StatementTree statement : ((BlockTree) lambda.getBody()).getStatements()) {
+        understood &= statement instanceof ExpressionStatementTree
+            && collectChain(((ExpressionStatementTree) statement).getExpression(), settings, owner, calls);
+      }
+    }
+    return understood ? calls : null;
+  }
+
   /** Collects {@code s.a(..).b(..)} into [a, b] when the chain starts at {@code settings}. */
-  private static boolean collectChain(ExpressionTree expression, Symbol settings, List<MethodInvocationTree> calls) {
+  private static boolean collectChain(ExpressionTree expression, Symbol settings, String owner,
+      List<MethodInvocationTree> calls) {
     ExpressionTree e = ASTHelpers.stripParentheses(expression);
     List<MethodInvocationTree> reversed = new ArrayList<>();
     while (e instanceof MethodInvocationTree) {
       MethodInvocationTree call = (MethodInvocationTree) e;
       MethodSymbol method = ASTHelpers.getSymbol(call);
-      if (method == null || !QuellTypes.declaredIn(method, QuellTypes.SETTINGS)) {
+      if (method == null || !QuellTypes.declaredIn(method, owner)) {
         return false;
       }
       reversed.add(0, call);
@@ -332,6 +413,35 @@ final class PolicyModel {
     }
     calls.addAll(reversed);
     return true;
+  }
+
+  /** {@code deadline(null)} is refused: "no deadline" is said with {@code withoutDeadline()}. */
+  private static void setDeadline(Policy p, ExpressionTree arg, VisitorState state) {
+    if (Values.isNullLiteral(arg)) {
+      p.nullProblems.add("deadline was null: must be a positive duration; for no deadline use withoutDeadline()");
+      return;
+    }
+    p.deadline = duration(arg, state);
+  }
+
+  private static void setAttemptTimeout(Policy p, ExpressionTree arg, VisitorState state) {
+    p.presetAttemptTimeout = false;
+    if (Values.isNullLiteral(arg)) {
+      p.nullProblems.add("attemptTimeout was null: must be a positive duration; for none use withoutAttemptTimeout()");
+      return;
+    }
+    p.attemptTimeout = duration(arg, state);
+  }
+
+  /**
+   * Whether a {@code withBreaker}/{@code breaker} call gives the policy a breaker of its own: the
+   * overload that takes a {@code CircuitBreaker.Config} builds one per policy instance; the one that
+   * takes a live {@code CircuitBreaker} shares it.
+   */
+  private static boolean ownsWhatItIsGiven(MethodInvocationTree call) {
+    MethodSymbol method = ASTHelpers.getSymbol(call);
+    return method != null && method.getParameters().size() == 1
+        && method.getParameters().get(0).type.tsym.getQualifiedName().contentEquals(QuellTypes.BREAKER_CONFIG);
   }
 
   private static void setName(Policy p, ExpressionTree arg, VisitorState state) {

@@ -40,9 +40,10 @@ import javax.lang.model.element.ElementKind;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A guard (a policy with its own automatic budget, a retry budget, a scope, a breaker, a limiter,
- * a resilient client) built inside code that runs per call, and used only there: it starts fresh
- * on every call, so it bounds nothing.
+ * A guard (a policy with its own automatic budget, circuit breaker or latency histogram, a retry
+ * budget, a scope, a breaker, a limiter, a resilient client) built inside code that runs per call,
+ * and used only there: it starts fresh on every call, so it bounds nothing. {@code policy.once()}
+ * is not a guard of its own: it is the same instance, sharing everything live.
  *
  * <p>Reported only when the guard provably lives for one call: it is used right where it is built,
  * or kept in a local variable that is only used (never returned, stored or handed to code the
@@ -67,17 +68,29 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
     final String noun;
     final String consequence;
     final String fieldName;
+    final boolean policy;
 
     Kind(String noun, String consequence, String fieldName) {
+      this(noun, consequence, fieldName, false);
+    }
+
+    Kind(String noun, String consequence, String fieldName, boolean policy) {
       this.noun = noun;
       this.consequence = consequence;
       this.fieldName = fieldName;
+      this.policy = policy;
     }
   }
 
   private static final Kind POLICY = new Kind("policy",
       "each call gets a new automatic retry budget, full, so the budget never refuses a retry and retries are"
-          + " bounded only by attempts", "POLICY");
+          + " bounded only by attempts", "POLICY", true);
+  private static final Kind POLICY_BREAKER = new Kind("policy",
+      "each call gets a new circuit breaker of its own (withBreaker(CircuitBreaker.Config)), which never sees"
+          + " more than one call, so it can never open", "POLICY", true);
+  private static final Kind POLICY_HISTOGRAM = new Kind("policy",
+      "each call gets a new latency histogram of its own (measured timing, or a hedge at a measured quantile),"
+          + " which never gathers enough samples, so the measured timeout or hedge delay is never used", "POLICY", true);
   private static final Kind BUDGET = new Kind("retry budget",
       "each call starts with a full bucket, so the budget never refuses a retry", "RETRY_BUDGET");
   private static final Kind SCOPE = new Kind("policy scope",
@@ -124,7 +137,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
         case QuellTypes.LIMITER:
           return Set.of("rate", "concurrency", "adaptive").contains(name) ? LIMITER : null;
         case QuellTypes.HTTP_CLIENT:
-          return name.equals("of") || name.equals("wrap") ? HTTP_CLIENT : null;
+          return name.equals("of") ? HTTP_CLIENT : null;
         case QuellTypes.OKHTTP:
           return name.equals("interceptor") ? OKHTTP : null;
         case QuellTypes.GRPC_INTERCEPTOR:
@@ -133,12 +146,26 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
           return null;
       }
     }
+    if (name.equals("withScopeKey") || name.equals("withMaxKeys")) {
+      // a copy of a client or interceptor with fresh per-host budgets and breakers
+      if (QuellTypes.declaredIn(method, QuellTypes.HTTP_CLIENT)) {
+        return HTTP_CLIENT;
+      }
+      if (QuellTypes.declaredIn(method, QuellTypes.OKHTTP_INTERCEPTOR)) {
+        return OKHTTP;
+      }
+    }
     if (!PolicyModel.isStep(tree) || !PolicyModel.isChainEnd(state.getPath())) {
-      return null;
+      return null; // once() is no step: it is the same instance, and shares its budget, breaker and histogram
     }
     PolicyModel.Policy policy = PolicyModel.evaluate(tree, state);
-    // a chain from a local is reported where the local is built
-    return policy != null && policy.ownsAutomaticBudget() && !policy.viaLocal ? POLICY : null;
+    if (policy == null || policy.viaLocal) {
+      return null; // a chain from a local is reported where the local is built
+    }
+    return policy.ownsAutomaticBudget() ? POLICY
+        : policy.ownsBreaker() ? POLICY_BREAKER
+        : policy.ownsHistogram() ? POLICY_HISTOGRAM
+        : null;
   }
 
 
@@ -147,7 +174,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
       return Description.NO_MATCH;
     }
     Use use = use(state.getPath(), state, 0);
-    if (use == Use.ESCAPES || (kind == POLICY && use == Use.WRAPPED)) {
+    if (use == Use.ESCAPES || (kind.policy && use == Use.WRAPPED)) {
       return Description.NO_MATCH; // a policy handed to a scope or client is reported as that scope or client
     }
     Description.Builder description = buildDescription(tree).setMessage(
@@ -282,7 +309,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
       fix.delete(local);
     } else {
       String base = kind.fieldName;
-      if (kind == POLICY) {
+      if (kind.policy) {
         PolicyModel.Policy policy = PolicyModel.evaluate(creation, state);
         if (policy != null && policy.nameKnown && policy.name != null && !constantName(policy.name).isEmpty()
             && !Set.of("default", "http", "none").contains(policy.name)) { // a preset's name says nothing

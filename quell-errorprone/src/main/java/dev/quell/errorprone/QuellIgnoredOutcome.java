@@ -33,7 +33,7 @@ import java.util.Set;
 public final class QuellIgnoredOutcome extends BugChecker implements MethodInvocationTreeMatcher {
   private static final long serialVersionUID = 1L;
   /** The types whose calls return an Outcome instead of throwing. */
-  private static final Set<String> RUNS = Set.of(QuellTypes.RESILIENCE, QuellTypes.POLICY_SCOPE, QuellTypes.HTTP_CLIENT);
+  private static final Set<String> RUNS = Set.of(QuellTypes.RESILIENCE, QuellTypes.POLICY_SCOPE);
 
   @Override
   public Description matchMethodInvocation(MethodInvocationTree tree, VisitorState state) {

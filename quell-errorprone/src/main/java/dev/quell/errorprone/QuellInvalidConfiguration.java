@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Configuration that can never pass Quell's validation, worked out from constants: the same rules
- * as {@code Resilience.Settings.validate()}, the budgets' and backoffs' constructors and
- * {@code PolicyScope.of}, in the same words. Code inside {@code assertThrows} (and its kin) or a
+ * as {@code Resilience.Settings.validate()}, the budgets' and backoffs' constructors,
+ * {@code PolicyScope.of}, {@code CircuitBreaker.Config}, the {@code Limiter} factories and
+ * {@code Limiter.AdaptiveConfig}, {@code Hedge} and {@code MeasuredTiming}, in the same words. Code inside {@code assertThrows} (and its kin) or a
  * {@code try} that catches {@code ResilienceConfigurationException} is expected to fail and is left
  * alone.
  */
@@ -94,6 +95,15 @@ public final class QuellInvalidConfiguration extends BugChecker implements Metho
             positive("replenishing period", args.get(1), state, problems);
           }
           break;
+        case "concurrent":
+          if (args.size() == 2) {
+            Values.doubleValue(args.get(0), state).filter(f -> !(Double.isFinite(f) && f > 0 && f <= 1))
+                .ifPresent(f -> problems.add("concurrent budget percent was " + Values.render(f)
+                    + ": must be in (0, 1] (0.2 means 20%); to turn the budget off use RetryBudget.NONE"));
+            Values.longValue(args.get(1), state).filter(n -> n < 0 || n > 1_000_000)
+                .ifPresent(n -> problems.add("concurrent budget minimum was " + n + ": must be in [0, 1000000]"));
+          }
+          break;
         default:
           break;
       }
@@ -114,6 +124,8 @@ public final class QuellInvalidConfiguration extends BugChecker implements Metho
     } else if (owner.equals(QuellTypes.POLICY_SCOPE) && method.isStatic() && name.equals("of") && args.size() == 2) {
       Values.longValue(args.get(1), state).filter(n -> n < 1)
           .ifPresent(n -> problems.add("scope maxKeys was " + n + ": must be at least 1"));
+    } else {
+      problems.addAll(ValueModels.problems(tree, state));
     }
     return problems;
   }

@@ -67,7 +67,7 @@ public final class QuellNestedRetry extends BugChecker implements MethodInvocati
               .setMessage("This call makes up to " + m + " attempts inside each attempt of the call on line " + line
                   + ", which makes up to " + n + ": together up to " + n + " × " + m + " = " + (long) n * m
                   + " attempts on this dependency for one outer call, and each layer's budget sees only its own"
-                  + " retries. Retry at one layer: give the other policy withAttempts(1).")
+                  + " retries. Retry at one layer: run the other call with policy.once(), which keeps its breaker and budget.")
               .build();
         }
       }

@@ -25,9 +25,16 @@ final class QuellTypes {
   static final String BACKOFF = "dev.quell.Backoff";
   static final String EXPONENTIAL = "dev.quell.Backoff.Exponential";
   static final String CIRCUIT_BREAKER = "dev.quell.CircuitBreaker";
+  static final String BREAKER_CONFIG = "dev.quell.CircuitBreaker.Config";
+  static final String BREAKER_SETTINGS = "dev.quell.CircuitBreaker.Config.Settings";
   static final String LIMITER = "dev.quell.Limiter";
+  static final String ADAPTIVE_CONFIG = "dev.quell.Limiter.AdaptiveConfig";
+  static final String HEDGE = "dev.quell.Hedge";
+  static final String MEASURED_TIMING = "dev.quell.MeasuredTiming";
   static final String HTTP_CLIENT = "dev.quell.http.ResilientHttpClient";
   static final String OKHTTP = "dev.quell.okhttp.QuellOkHttp";
+  static final String OKHTTP_INTERCEPTOR = "dev.quell.okhttp.QuellInterceptor";
+  /** Not on main yet: matched by name until the gRPC module lands (its tests use a stub of it). */
   static final String GRPC_INTERCEPTOR = "dev.quell.grpc.ResilienceInterceptor";
 
   /**
@@ -35,7 +42,7 @@ final class QuellTypes {
    * one of these built per call means the guard inside it lives for one call.
    */
   private static final List<String> HOLDERS = List.of(
-      RESILIENCE, RETRY_BUDGET, POLICY_SCOPE, CIRCUIT_BREAKER, LIMITER, HTTP_CLIENT, GRPC_INTERCEPTOR,
+      RESILIENCE, RETRY_BUDGET, POLICY_SCOPE, CIRCUIT_BREAKER, LIMITER, HTTP_CLIENT, OKHTTP_INTERCEPTOR, GRPC_INTERCEPTOR,
       // what the integrations are plugged into, when built around a guard
       "okhttp3.Interceptor", "okhttp3.OkHttpClient", "okhttp3.OkHttpClient.Builder",
       "io.grpc.ClientInterceptor", "io.grpc.Channel", "io.grpc.ManagedChannelBuilder", "io.grpc.stub.AbstractStub");

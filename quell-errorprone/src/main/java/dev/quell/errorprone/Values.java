@@ -8,6 +8,7 @@ import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.TypeCastTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreeScanner;
 import com.sun.tools.javac.code.Symbol;
@@ -129,9 +130,12 @@ final class Values {
     return value instanceof String ? Optional.of((String) value) : Optional.empty();
   }
 
-  /** Whether the expression is the literal {@code null}. */
+  /** Whether the expression is the literal {@code null}, cast or not ({@code (TimeSource) null}). */
   static boolean isNullLiteral(ExpressionTree expression) {
     ExpressionTree e = ASTHelpers.stripParentheses(expression);
+    while (e instanceof TypeCastTree) {
+      e = ASTHelpers.stripParentheses(((TypeCastTree) e).getExpression());
+    }
     return e.getKind() == Tree.Kind.NULL_LITERAL;
   }
 
@@ -261,16 +265,14 @@ final class Values {
     return null;
   }
 
-  /** A duration as Quell's own messages write it: whole milliseconds as "250 ms", the rest in ISO form. */
+  /**
+   * A duration as Quell's own messages write it: whole milliseconds as "250 ms"; anything negative,
+   * finer than a millisecond or too long to count in nanoseconds in ISO form.
+   */
   static String render(Duration d) {
-    if (d.isNegative() || d.getNano() % 1_000_000 != 0) {
-      return d.toString();
-    }
-    try {
-      return d.toMillis() + " ms";
-    } catch (ArithmeticException tooLong) {
-      return d.toString();
-    }
+    boolean wholeMillis = !d.isNegative() && d.getSeconds() < Long.MAX_VALUE / 1_000_000_000L
+        && d.getNano() % 1_000_000 == 0;
+    return wholeMillis ? d.toMillis() + " ms" : d.toString();
   }
 
   /** A number as Quell's own messages write it (Java's {@code String.valueOf}). */

@@ -40,6 +40,29 @@ class DocsExamplesTest {
   }
 
   @Test
+  void onceIsThePolicysOwnInstanceAndFinePerCall() {
+    String fine = """
+        String pay(Order order) throws Exception {
+          return PAYMENTS.once().execute(() -> charge(order));   // PAYMENTS' own breaker and budget judge it
+        }
+        """;
+    String perCall = """
+        String pay(Order order) throws Exception {
+          return Resilience.NONE.withBreaker(CircuitBreaker.Config.DEFAULT).execute(() -> charge(order));
+        }
+        """;
+    String fields = """
+        static final Resilience PAYMENTS = Resilience.HTTP.withName("payments").withBreaker(CircuitBreaker.Config.DEFAULT);
+        record Order(String id) {}
+        String charge(Order order) { return order.id(); }
+        """;
+    String imports = imports() + "import dev.quell.CircuitBreaker;\n";
+    assertThat(checksIn("Payments.java", imports + "class Payments {" + fields + fine + "}")).isEmpty();
+    assertThat(checksIn("Payments.java", imports + "class Payments {" + fields + perCall + "}"))
+        .as("a policy that builds its own breaker on every call").containsExactly("QuellGuardPerCall");
+  }
+
+  @Test
   void invalidConfiguration() {
     String bad = """
         static final Resilience PAYMENTS = Resilience.DEFAULT
@@ -85,13 +108,12 @@ class DocsExamplesTest {
         """;
     String fixed = """
         String order(String sku) throws Exception {
-          return ORDERS.execute(() -> STOCK_ONCE.execute(() -> reserve(sku)));
+          return ORDERS.execute(() -> STOCK.once().execute(() -> reserve(sku)));
         }
         """;
     String fields = """
         static final Resilience ORDERS = Resilience.DEFAULT.withName("orders");
         static final Resilience STOCK = Resilience.DEFAULT.withName("stock");
-        static final Resilience STOCK_ONCE = STOCK.withAttempts(1);   // the outer layer retries
         String reserve(String sku) { return sku; }
         """;
     assertThat(checksIn("Orders.java", imports() + "class Orders {" + fields + bad + "}"))

@@ -51,7 +51,9 @@ class QuellNestedRetryTest {
           static final Resilience ONCE = Resilience.DEFAULT.withAttempts(1);
           String oneLayerRetries() throws Exception {
             return FRONT.execute(() -> ONCE.execute(() -> "inner"))
-                + ONCE.execute(() -> FRONT.execute(() -> "inner"));
+                + ONCE.execute(() -> FRONT.execute(() -> "inner"))
+                + FRONT.execute(() -> FRONT.once().execute(() -> "inner: the same policy, one attempt"))
+                + FRONT.once().execute(() -> FRONT.execute(() -> "outer: one attempt"));
           }
           String unknown(Resilience injected) throws Exception {
             return FRONT.execute(() -> injected.execute(() -> "inner"));

@@ -1,0 +1,240 @@
+package dev.quell.errorprone;
+
+import com.google.errorprone.BugCheckerRefactoringTestHelper;
+import com.google.errorprone.CompilationTestHelper;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The guard check on the real circuit breaker, limiters, policies that own a breaker or a latency
+ * histogram, {@code Resilience.once()}, {@code ResilientHttpClient} and OkHttp's interceptor (their real
+ * sources, with OkHttp's real types: {@link RealIntegrations}).
+ */
+class QuellGuardPerCallIntegrationsTest {
+  private CompilationTestHelper helper() {
+    return RealIntegrations.with(CompilationTestHelper.newInstance(QuellGuardPerCall.class, getClass()));
+  }
+
+  @Test
+  void breakersAndLimitersBuiltPerCallAreReported() {
+    helper().addSourceLines("Guards.java", """
+        import dev.quell.CircuitBreaker;
+        import dev.quell.Limiter;
+        import dev.quell.Resilience;
+        import java.time.Duration;
+        class Guards {
+          static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+          CircuitBreaker.State breaker() {
+            // BUG: Diagnostic contains: it never sees more than one call, so it can never open
+            return CircuitBreaker.of("inventory").state();
+          }
+          String policyWithIt() throws Exception {
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            CircuitBreaker breaker = CircuitBreaker.of("inventory", CircuitBreaker.Config.DEFAULT.withMinimumCalls(5));
+            return Resilience.NONE.withBreaker(breaker).execute(() -> "x");
+          }
+          int limiters() {
+            // BUG: Diagnostic contains: each call gets a fresh allowance
+            Limiter rate = Limiter.rate(100, 10);
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            int c = Limiter.concurrency(8, Duration.ofMillis(5)).available();
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            int a = Limiter.adaptive().limit();
+            return rate.available() + c + a;
+          }
+          String limitedPolicy() throws Exception {
+            // BUG: Diagnostic contains: limiter
+            return Resilience.NONE.withLimiter(Limiter.concurrency(4)).execute(() -> "x");
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void aPolicyThatOwnsABreakerOrAHistogramIsAGuardWithoutAnAutomaticBudget() {
+    helper().addSourceLines("Owned.java", """
+        import dev.quell.CircuitBreaker;
+        import dev.quell.Hedge;
+        import dev.quell.MeasuredTiming;
+        import dev.quell.Resilience;
+        import dev.quell.RetryBudget;
+        import java.time.Duration;
+        class Owned {
+          static final RetryBudget SHARED = RetryBudget.shared("inventory");
+          static final CircuitBreaker.Config TRIPS = CircuitBreaker.Config.DEFAULT.withMinimumCalls(5);
+          static final Resilience BASE = Resilience.DEFAULT.withBudget(SHARED);
+          static final Resilience GUARDED = BASE.withBreaker(TRIPS);
+          String breaker() throws Exception {
+            // BUG: Diagnostic contains: new circuit breaker of its own (withBreaker(CircuitBreaker.Config))
+            return BASE.withBreaker(CircuitBreaker.Config.DEFAULT).execute(() -> "x");
+          }
+          String oneAttemptStillOwnsIt() throws Exception {
+            // BUG: Diagnostic contains: can never open
+            return Resilience.NONE.withBreaker(TRIPS).execute(() -> "x");
+          }
+          String inSettings() throws Exception {
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            return Resilience.NONE.with(s -> s.name("x").breaker(TRIPS)).execute(() -> "x");
+          }
+          String copyOfAGuard() throws Exception {
+            // BUG: Diagnostic contains: new circuit breaker
+            return GUARDED.withName("copy").execute(() -> "x");
+          }
+          String copyOfOnce() throws Exception {
+            // BUG: Diagnostic contains: new circuit breaker
+            return GUARDED.once().withDeadline(Duration.ofSeconds(1)).execute(() -> "a copy, with a breaker of its own");
+          }
+          String measured() throws Exception {
+            // BUG: Diagnostic contains: new latency histogram of its own
+            return BASE.withMeasuredTiming(MeasuredTiming.multipleOfP95(3)).execute(() -> "x");
+          }
+          String measuredHedge() throws Exception {
+            // BUG: Diagnostic contains: the measured timeout or hedge delay is never used
+            return BASE.withHedge(Hedge.maxExtraLoad(0.05).withMaxHedges(2)).execute(() -> "x");
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void sharedLiveStateAndOnceAreNotReported() {
+    helper().addSourceLines("Shared.java", """
+        import dev.quell.CircuitBreaker;
+        import dev.quell.Hedge;
+        import dev.quell.Resilience;
+        import dev.quell.RetryBudget;
+        import java.time.Duration;
+        class Shared {
+          static final RetryBudget SHARED = RetryBudget.shared("inventory");
+          static final CircuitBreaker BREAKER = CircuitBreaker.of("inventory");
+          static final Resilience PAYMENTS = Resilience.HTTP.withName("payments")
+              .withBreaker(CircuitBreaker.Config.DEFAULT).withHedge(Hedge.maxExtraLoad(0.05));
+          String liveBreaker() throws Exception {
+            return Resilience.DEFAULT.withBudget(SHARED).withBreaker(BREAKER).execute(() -> "shared breaker");
+          }
+          String fixedHedge() throws Exception {
+            return Resilience.DEFAULT.withBudget(SHARED).withHedge(Hedge.after(Duration.ofMillis(40))).execute(() -> "x");
+          }
+          String breakerTurnedOff() throws Exception {
+            return Resilience.DEFAULT.withBudget(SHARED).withBreaker(CircuitBreaker.Config.DEFAULT).withoutBreaker()
+                .execute(() -> "x");
+          }
+          String once() throws Exception {
+            return PAYMENTS.once().execute(() -> "the same instance: its breaker, budget and histogram");
+          }
+          String onceOfAPreset() throws Exception {
+            return Resilience.HTTP.once().execute(() -> "x");
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void httpClientsAndInterceptorsBuiltPerCallAreReported() {
+    helper().addSourceLines("Calls.java", """
+        import dev.quell.Resilience;
+        import dev.quell.http.ResilientHttpClient;
+        import dev.quell.okhttp.QuellInterceptor;
+        import dev.quell.okhttp.QuellOkHttp;
+        import java.net.URI;
+        import java.net.http.HttpClient;
+        import java.net.http.HttpRequest;
+        import java.net.http.HttpResponse.BodyHandlers;
+        import okhttp3.OkHttpClient;
+        import okhttp3.Request;
+        import okhttp3.Response;
+        class Calls {
+          static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+          static final HttpClient JDK = HttpClient.newHttpClient();
+          static final ResilientHttpClient CLIENT = ResilientHttpClient.of(JDK, POLICY);
+          static final QuellInterceptor QUELL = QuellOkHttp.interceptor(POLICY);
+          String http(URI uri) throws Exception {
+            HttpRequest request = HttpRequest.newBuilder(uri).build();
+            // BUG: Diagnostic contains: its per-host budgets and breakers start fresh
+            String a = ResilientHttpClient.of(JDK, POLICY).send(request, BodyHandlers.ofString()).body();
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            String b = ResilientHttpClient.of(JDK).send(request, BodyHandlers.ofString()).body();
+            // BUG: Diagnostic contains: resilient HTTP client
+            String c = CLIENT.withScopeKey(r -> "everything").send(request, BodyHandlers.ofString()).body();
+            return a + b + c;
+          }
+          int okhttp(OkHttpClient base, Request request) throws Exception {
+            // BUG: Diagnostic contains: OkHttp interceptor
+            OkHttpClient client = base.newBuilder().addInterceptor(QuellOkHttp.interceptor(POLICY)).build();
+            try (Response r = client.newCall(request).execute()) {
+              return r.code();
+            }
+          }
+          int okhttpMaxKeys(OkHttpClient base, Request request) throws Exception {
+            // BUG: Diagnostic contains: OkHttp interceptor
+            try (Response r = base.newBuilder().addInterceptor(QUELL.withMaxKeys(10)).build().newCall(request).execute()) {
+              return r.code();
+            }
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void clientsAndInterceptorsKeptInFieldsOrReturnedAreNotReported() {
+    helper().addSourceLines("Kept.java", """
+        import dev.quell.CircuitBreaker;
+        import dev.quell.Limiter;
+        import dev.quell.Resilience;
+        import dev.quell.http.ResilientHttpClient;
+        import dev.quell.okhttp.QuellOkHttp;
+        import java.net.URI;
+        import java.net.http.HttpClient;
+        import java.net.http.HttpRequest;
+        import java.net.http.HttpResponse.BodyHandlers;
+        import okhttp3.OkHttpClient;
+        import okhttp3.Request;
+        import okhttp3.Response;
+        class Kept {
+          static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+          static final CircuitBreaker BREAKER = CircuitBreaker.of("inventory");
+          static final Limiter LIMITER = Limiter.rate(100, 10);
+          static final ResilientHttpClient HTTP = ResilientHttpClient.of(HttpClient.newHttpClient(), POLICY);
+          private final OkHttpClient client;
+          Kept(OkHttpClient base) {
+            client = base.newBuilder().addInterceptor(QuellOkHttp.interceptor(POLICY)).build();
+          }
+          String call(URI uri, Request request) throws Exception {
+            try (Response r = client.newCall(request).execute()) {
+              return BREAKER.state() + " " + LIMITER.available()
+                  + HTTP.send(HttpRequest.newBuilder(uri).build(), BodyHandlers.ofString()).body() + r.code()
+                  + HTTP.breakersByHost() + HTTP.budgetsByHost();
+            }
+          }
+          OkHttpClient made(OkHttpClient base) {
+            return base.newBuilder().addInterceptor(QuellOkHttp.interceptor(POLICY)).build();
+          }
+          ResilientHttpClient perTenant(String tenant) {
+            return HTTP.withScopeKey(r -> tenant);
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void fixHoistsAPolicyThatOwnsABreakerAndNamesItAfterThePolicy() {
+    BugCheckerRefactoringTestHelper.newInstance(QuellGuardPerCall.class, getClass())
+        .addInputLines("Inventory.java", """
+            import dev.quell.CircuitBreaker;
+            import dev.quell.Resilience;
+            class Inventory {
+              String stock(String sku) throws Exception {
+                return Resilience.NONE.withName("inventory").withBreaker(CircuitBreaker.Config.DEFAULT).execute(() -> sku);
+              }
+            }
+            """).addOutputLines("Inventory.java", """
+            import dev.quell.CircuitBreaker;
+            import dev.quell.Resilience;
+            class Inventory {
+              String stock(String sku) throws Exception {
+                return INVENTORY.execute(() -> sku);
+              }
+              private static final Resilience INVENTORY = Resilience.NONE.withName("inventory").withBreaker(CircuitBreaker.Config.DEFAULT);
+            }
+            """).doTest();
+  }
+}
