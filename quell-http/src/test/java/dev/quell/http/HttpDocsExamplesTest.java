@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import dev.quell.CircuitBreaker;
 import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
@@ -45,6 +46,10 @@ class HttpDocsExamplesTest {
   static final ResilientHttpClient CATALOG = ResilientHttpClient.of(
       HttpClient.newHttpClient(),
       Resilience.HTTP.withName("catalog").withDeadline(Duration.ofSeconds(2)));
+
+  static final ResilientHttpClient INVENTORY = ResilientHttpClient.of(
+      HttpClient.newHttpClient(),
+      Resilience.HTTP.withName("inventory").withBreaker(CircuitBreaker.Config.DEFAULT));
 
   private JdkServer backend;
   private String base;
@@ -114,6 +119,19 @@ class HttpDocsExamplesTest {
     budgets.forEach((host, budget) -> System.out.printf("%s %.0f%% spent%n", host, 100 * budget.utilization()));
 
     assertThat(budgets).containsKey("127.0.0.1:" + backend.uri("/").getPort());
+  }
+
+  @Test
+  void breakersPerHost() throws Exception {
+    INVENTORY.send(HttpRequest.newBuilder(URI.create(base + "/stock/1")).build(), BodyHandlers.ofString());
+
+    Map<String, CircuitBreaker> breakers = INVENTORY.breakersByHost();   // "127.0.0.1:PORT" -> its breaker
+    breakers.forEach((host, breaker) -> System.out.printf("%s %s%n", host, breaker.state()));
+
+    String host = "127.0.0.1:" + backend.uri("/").getPort();
+    assertThat(breakers).containsKey(host);
+    assertThat(breakers.get(host).state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    assertThat(breakers.get(host).name()).isEqualTo("inventory:" + host);
   }
 
   @Test
