@@ -155,6 +155,10 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
         return OKHTTP;
       }
     }
+    if ((name.equals("withClassifier") || name.equals("withDeadlineSlack"))
+        && QuellTypes.declaredIn(method, QuellTypes.GRPC_INTERCEPTOR)) {
+      return GRPC; // a copy of the interceptor with fresh budgets and breakers
+    }
     if (!PolicyModel.isStep(tree) || !PolicyModel.isChainEnd(state.getPath())) {
       return null; // once() is no step: it is the same instance, and shares its budget, breaker and histogram
     }

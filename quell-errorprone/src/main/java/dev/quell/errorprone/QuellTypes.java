@@ -34,7 +34,6 @@ final class QuellTypes {
   static final String HTTP_CLIENT = "dev.quell.http.ResilientHttpClient";
   static final String OKHTTP = "dev.quell.okhttp.QuellOkHttp";
   static final String OKHTTP_INTERCEPTOR = "dev.quell.okhttp.QuellInterceptor";
-  /** Not on main yet: matched by name until the gRPC module lands (its tests use a stub of it). */
   static final String GRPC_INTERCEPTOR = "dev.quell.grpc.ResilienceInterceptor";
 
   /**

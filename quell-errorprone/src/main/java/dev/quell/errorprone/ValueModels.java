@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The validation rules of Quell's configuration values other than policies, budgets and backoffs —
  * {@code CircuitBreaker.Config}, the {@code Limiter} factories and {@code Limiter.AdaptiveConfig},
- * {@code Hedge}, {@code MeasuredTiming} — worked out from constants, in the words of the library's own
+ * {@code Hedge}, {@code MeasuredTiming}, gRPC's {@code withDeadlineSlack} — worked out from constants, in the words of the library's own
  * messages. A factory or {@code with…} step that throws is reported; a step after one that throws is
  * never reached, and is not reported again.
  */
@@ -55,6 +55,9 @@ final class ValueModels {
       }
       case QuellTypes.LIMITER:
         return method.isStatic() ? limiterProblems(call, method, state) : List.of();
+      case QuellTypes.GRPC_INTERCEPTOR:
+        return method.getSimpleName().contentEquals("withDeadlineSlack") && call.getArguments().size() == 1
+            ? deadlineSlack(call.getArguments().get(0), state) : List.of();
       default:
         return List.of();
     }
@@ -536,6 +539,15 @@ final class ValueModels {
     }
     ExpressionTree initializer = Values.initializerOf(e, state);
     return initializer == null ? Breaker.unknown() : breaker(initializer, state, depth + 1);
+  }
+
+  /** gRPC's {@code ResilienceInterceptor.withDeadlineSlack}: zero or positive, at most a minute. */
+  private static List<String> deadlineSlack(ExpressionTree arg, VisitorState state) {
+    List<String> problems = new ArrayList<>();
+    notNegative("deadlineSlack", arg, state, problems);
+    Values.duration(arg, state).filter(d -> d.compareTo(Duration.ofMinutes(1)) > 0).ifPresent(d -> problems.add(
+        "deadlineSlack was " + Values.render(d) + ": must be at most 1 minute: it is a margin for timers, not a timeout"));
+    return problems;
   }
 
   // ---------------------------------------------------------------- durations

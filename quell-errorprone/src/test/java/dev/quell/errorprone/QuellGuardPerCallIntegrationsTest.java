@@ -6,8 +6,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The guard check on the real circuit breaker, limiters, policies that own a breaker or a latency
- * histogram, {@code Resilience.once()}, {@code ResilientHttpClient} and OkHttp's interceptor (their real
- * sources, with OkHttp's real types: {@link RealIntegrations}).
+ * histogram, {@code Resilience.once()}, {@code ResilientHttpClient}, OkHttp's interceptor and gRPC's
+ * (their real sources, with OkHttp's and gRPC's real types: {@link RealIntegrations}).
  */
 class QuellGuardPerCallIntegrationsTest {
   private CompilationTestHelper helper() {
@@ -210,6 +210,63 @@ class QuellGuardPerCallIntegrationsTest {
           }
           ResilientHttpClient perTenant(String tenant) {
             return HTTP.withScopeKey(r -> tenant);
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void grpcInterceptorsBuiltPerCallAreReported() {
+    helper().addSourceLines("GrpcCalls.java", """
+        import dev.quell.Resilience;
+        import dev.quell.grpc.GrpcClassifier;
+        import dev.quell.grpc.ResilienceInterceptor;
+        import io.grpc.CallOptions;
+        import io.grpc.Channel;
+        import io.grpc.ClientInterceptors;
+        import io.grpc.ManagedChannelBuilder;
+        import io.grpc.stub.AbstractStub;
+        import java.time.Duration;
+        class GrpcCalls {
+          static final Resilience POLICY = Resilience.DEFAULT.withName("inventory");
+          static final ResilienceInterceptor KEPT = ResilienceInterceptor.perService(POLICY);
+          <S extends AbstractStub<S>> CallOptions perService(S stub) {
+            // BUG: Diagnostic contains: its per-service budgets and breakers start fresh
+            return stub.withInterceptors(ResilienceInterceptor.perService(POLICY)).getCallOptions();
+          }
+          String perMethod(Channel channel) {
+            // BUG: Diagnostic contains: gRPC interceptor
+            return ClientInterceptors.intercept(channel, ResilienceInterceptor.perMethod(POLICY)).authority();
+          }
+          <S extends AbstractStub<S>> CallOptions copies(S stub) {
+            // BUG: Diagnostic contains: gRPC interceptor
+            CallOptions a = stub.withInterceptors(KEPT.withClassifier(GrpcClassifier.DEFAULT)).getCallOptions();
+            // BUG: Diagnostic contains: gRPC interceptor
+            CallOptions b = stub.withInterceptors(KEPT.withDeadlineSlack(Duration.ZERO)).getCallOptions();
+            return a == b ? a : b;
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void grpcInterceptorsKeptOrHandedBackAreNotReported() {
+    helper().addSourceLines("GrpcKept.java", """
+        import dev.quell.Resilience;
+        import dev.quell.grpc.ResilienceInterceptor;
+        import io.grpc.CallOptions;
+        import io.grpc.ManagedChannelBuilder;
+        import io.grpc.stub.AbstractStub;
+        class GrpcKept {
+          static final ResilienceInterceptor QUELL = ResilienceInterceptor.of(Resilience.DEFAULT.withName("payments"));
+          <S extends AbstractStub<S>> CallOptions call(S stub) {
+            return stub.withInterceptors(QUELL).getCallOptions();
+          }
+          <S extends AbstractStub<S>> S decorated(S stub) {
+            return stub.withInterceptors(ResilienceInterceptor.perService(Resilience.DEFAULT)); // the caller keeps it
+          }
+          ManagedChannelBuilder<?> channel(ManagedChannelBuilder<?> builder) {
+            return ResilienceInterceptor.perService(Resilience.DEFAULT).applyTo(builder); // the channel keeps it
           }
         }
         """).doTest();

@@ -191,6 +191,26 @@ class QuellInvalidConfigurationTest {
   }
 
   @Test
+  void aGrpcDeadlineSlackThatCanNeverBeSetIsReported() {
+    RealIntegrations.with(CompilationTestHelper.newInstance(QuellInvalidConfiguration.class, getClass()))
+        .addSourceLines("Slack.java", """
+            import dev.quell.Resilience;
+            import dev.quell.grpc.ResilienceInterceptor;
+            import java.time.Duration;
+            class Slack {
+              static final ResilienceInterceptor BASE = ResilienceInterceptor.of(Resilience.DEFAULT);
+              // BUG: Diagnostic contains: deadlineSlack was PT-0.001S: must be zero or positive
+              static final ResilienceInterceptor A = BASE.withDeadlineSlack(Duration.ofMillis(-1));
+              // BUG: Diagnostic contains: deadlineSlack was 120000 ms: must be at most 1 minute
+              static final ResilienceInterceptor B = BASE.withDeadlineSlack(Duration.ofMinutes(2));
+              // BUG: Diagnostic contains: deadlineSlack was null: must be zero or positive
+              static final ResilienceInterceptor C = BASE.withDeadlineSlack(null);
+              static final ResilienceInterceptor D = BASE.withDeadlineSlack(Duration.ofMinutes(1));
+            }
+            """).doTest();
+  }
+
+  @Test
   void validValuesAndValuesNotKnownAreNotReported() {
     helper.addSourceLines("FineValues.java", """
         import dev.quell.CircuitBreaker;

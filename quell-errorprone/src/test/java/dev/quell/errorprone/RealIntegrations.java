@@ -11,21 +11,22 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The real sources of quell-http and quell-okhttp, read from their modules in this repository, to be
- * compiled beside a test's own sources: the checks then meet {@code ResilientHttpClient},
- * {@code QuellOkHttp} and {@code QuellInterceptor} exactly as they are on main, with OkHttp's real
- * types. (They cannot be test dependencies of this module: see its pom.) The checks also run over these
+ * The real sources of quell-http, quell-okhttp and quell-grpc, read from their modules in this
+ * repository, to be compiled beside a test's own sources: the checks then meet {@code ResilientHttpClient},
+ * {@code QuellOkHttp}, {@code QuellInterceptor} and gRPC's {@code ResilienceInterceptor} exactly as they
+ * are on main, with OkHttp's and gRPC's real types. (They cannot be test dependencies of this module: see its pom.) The checks also run over these
  * sources, so a finding in them fails the test — Quell's own integrations must pass its own checks.
  */
 final class RealIntegrations {
   private static final List<Path> ROOTS = List.of(
-      Path.of("..", "quell-http", "src", "main", "java"), Path.of("..", "quell-okhttp", "src", "main", "java"));
+      Path.of("..", "quell-http", "src", "main", "java"), Path.of("..", "quell-okhttp", "src", "main", "java"),
+      Path.of("..", "quell-grpc", "src", "main", "java"));
 
   private static final Map<String, String> SOURCES = read();
 
   private RealIntegrations() {}
 
-  /** {@code helper} with every main source of quell-http and quell-okhttp added. */
+  /** {@code helper} with every main source of quell-http, quell-okhttp and quell-grpc added. */
   static CompilationTestHelper with(CompilationTestHelper helper) {
     SOURCES.forEach(helper::addSourceLines);
     return helper;
@@ -51,7 +52,8 @@ final class RealIntegrations {
       }
     }
     if (!sources.containsKey("dev/quell/http/ResilientHttpClient.java")
-        || !sources.containsKey("dev/quell/okhttp/QuellOkHttp.java")) {
+        || !sources.containsKey("dev/quell/okhttp/QuellOkHttp.java")
+        || !sources.containsKey("dev/quell/grpc/ResilienceInterceptor.java")) {
       throw new IllegalStateException("the integrations' sources moved: " + sources.keySet());
     }
     return sources;
