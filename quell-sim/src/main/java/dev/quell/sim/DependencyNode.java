@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionException;
 import java.util.random.RandomGenerator;
 
 /**
- * A modelled dependency while a run goes on: a multi-server queue with lognormal service times,
+ * A modelled dependency while a run goes on: a multi-server queue with lognormal service times (or a
+ * mixture of two lognormals, with a {@linkplain Dependency#tail heavy tail}),
  * first in first out, with one of the {@link Overload} models past its capacity. This pod gets one
  * (peers + 1)-th of the capacity and of the queue's bound, which is the same as counting each of its
  * attempts peers + 1 times (see {@link Load}).
@@ -28,6 +29,10 @@ final class DependencyNode extends Node {
   private final int queueLimit;
   private final double mu;
   private final double sigma;
+  /** The share of attempts drawn from the slow tail; 0 without one (and then no draw is made for it). */
+  private final double tailShare;
+  private final double tailMu;
+  private final double tailSigma;
   private final CompletionException error;
   private final CompletionException down;
   private final CompletionException full;
@@ -67,6 +72,10 @@ final class DependencyNode extends Node {
     this.queueLimit = bound < 0 ? -1 : bound / weight;
     this.mu = dependency.mu();
     this.sigma = dependency.sigma();
+    Dependency.Tail tail = dependency.tail().orElse(null);
+    this.tailShare = tail == null ? 0 : tail.share();
+    this.tailMu = tail == null ? 0 : tail.mu();
+    this.tailSigma = tail == null ? 0 : tail.sigma();
     this.error = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.ERROR, name));
     this.down = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.OUTAGE, name));
     this.full = Reply.wrap(new SimulatedFailure(SimulatedFailure.Kind.QUEUE_FULL, name));
@@ -167,7 +176,10 @@ final class DependencyNode extends Node {
     busy++;
     occupancy.set(now, (double) busy * weight);
     at(now);
-    double latency = Math.exp(mu + sigma * random.nextGaussian()) * slowdown;
+    // without a tail, no draw for it: the runs of a dependency without one stay exactly as they were
+    boolean slow = tailShare > 0 && random.nextDouble() < tailShare;
+    double latency = (slow ? Math.exp(tailMu + tailSigma * random.nextGaussian())
+        : Math.exp(mu + sigma * random.nextGaussian())) * slowdown;
     boolean fails = pass < 1.0 && random.nextDouble() >= pass;
     if (r == null) {
       engine.clock.post(fails ? anonymousFailed : anonymousServed, (long) latency);

@@ -21,6 +21,8 @@ import org.jspecify.annotations.Nullable;
 final class Edge {
   private static final int REASONS = StopReason.values().length;
   private static final int LEVELS = Criticality.values().length;
+  /** The core's guarded pause after a refusal (breaker, limiter, budget): 100 ms, or less when the deadline is nearer. */
+  static final long REFUSAL_PAUSE = 100_000_000L;
 
   final Engine engine;
   final String from;
@@ -33,13 +35,22 @@ final class Edge {
   long attempts;
   long firstAttempts;
   long retries;
+  long hedges;
+  long hedgesWon;
   long refused;
+  long refusedByBreaker;
+  long limited;
+  /** Calls a breaker or limiter refused before their first attempt: they never reached the target. */
+  long unsent;
   long succeeded;
   final long[] stops = new long[REASONS];
   final long[] offeredPerSecond;
   final long[] firstPerSecond;
   final long[] retriesPerSecond;
+  final long[] hedgesPerSecond;
   final long[] refusedPerSecond;
+  final long[] breakerPerSecond;
+  final long[] limitedPerSecond;
   final long[] succeededPerSecond;
   final long[][] failedPerSecond;
   final double[] tokensPerSecond;
@@ -61,7 +72,10 @@ final class Edge {
     offeredPerSecond = new long[seconds];
     firstPerSecond = new long[seconds];
     retriesPerSecond = new long[seconds];
+    hedgesPerSecond = new long[seconds];
     refusedPerSecond = new long[seconds];
+    breakerPerSecond = new long[seconds];
+    limitedPerSecond = new long[seconds];
     succeededPerSecond = new long[seconds];
     failedPerSecond = new long[REASONS][seconds];
     tokensPerSecond = new double[seconds];
@@ -78,7 +92,7 @@ final class Edge {
    */
   void call(ResilienceContext context, Consumer<Outcome<Object>> then) {
     long now = engine.clock.nanoTime();
-    Call c = new Call(this, engine.second(now), engine.phases.of(now), context.criticality().ordinal(), then);
+    Call c = new Call(this, now, engine.second(now), engine.phases.of(now), context.criticality().ordinal(), then);
     calls++;
     if (c.second < offeredPerSecond.length) {
       offeredPerSecond[c.second]++;
@@ -104,7 +118,13 @@ final class Edge {
     int s = engine.second(now);
     attempts++;
     attemptsPerPhase[engine.phases.of(now)]++;
-    if (attempt.number() == 1) {
+    boolean hedge = attempt.isHedge();
+    if (hedge) {
+      hedges++;
+      if (s < hedgesPerSecond.length) {
+        hedgesPerSecond[s]++;
+      }
+    } else if (attempt.number() == 1) {
       firstAttempts++;
       if (s < firstPerSecond.length) {
         firstPerSecond[s]++;
@@ -115,7 +135,7 @@ final class Edge {
         retriesPerSecond[s]++;
       }
     }
-    Reply reply = new Reply(c);
+    Reply reply = new Reply(c, hedge);
     to.submit(reply);
     return reply;
   }
@@ -142,6 +162,27 @@ final class Edge {
       if (s < refusedPerSecond.length) {
         refusedPerSecond[s]++;
       }
+    } else if (reason == StopReason.DEPENDENCY_UNAVAILABLE || reason == StopReason.LIMITED) {
+      // a breaker or a limiter refused the attempt about to start: the first, or a retry after its
+      // backoff. The outcome arrives after the guarded pause, which only the deadline shortens, so the
+      // refusal was a pause earlier (or, when the deadline cut the pause, less: never before the call
+      // started or its last attempt ended)
+      long end = engine.clock.nanoTime();
+      int s = engine.second(Math.max(Math.max(c.started, c.lastAttemptEnded), end - REFUSAL_PAUSE));
+      if (o.attempts() == 0) {
+        unsent++;
+      }
+      if (reason == StopReason.DEPENDENCY_UNAVAILABLE) {
+        refusedByBreaker++;
+        if (s < breakerPerSecond.length) {
+          breakerPerSecond[s]++;
+        }
+      } else {
+        limited++;
+        if (s < limitedPerSecond.length) {
+          limitedPerSecond[s]++;
+        }
+      }
     }
     latencies.record(o.elapsed().toNanos());
   }
@@ -161,14 +202,16 @@ final class Edge {
    */
   static final class Call implements Resilience.AsyncWork<Object>, BiConsumer<Outcome<Object>, Throwable> {
     final Edge edge;
+    final long started;
     final int second;
     final int phase;
     final int level;
     private final Consumer<Outcome<Object>> then;
     long lastAttemptEnded;
 
-    Call(Edge edge, int second, int phase, int level, Consumer<Outcome<Object>> then) {
+    Call(Edge edge, long started, int second, int phase, int level, Consumer<Outcome<Object>> then) {
       this.edge = edge;
+      this.started = started;
       this.second = second;
       this.phase = phase;
       this.level = level;

@@ -26,7 +26,15 @@ public final class EdgeReport {
   private final long attempts;
   private final long firstAttempts;
   private final long retries;
+  private final long hedges;
+  private final long hedgesWon;
   private final long retriesRefused;
+  private final long refusedByBreaker;
+  private final long limited;
+  private final long unsent;
+  private final String breaker;
+  private final String limiters;
+  private final String hedge;
   private final long succeeded;
   private final long unfinished;
   private final Map<StopReason, Long> stopReasons;
@@ -36,7 +44,10 @@ public final class EdgeReport {
   private final long[] offered;
   private final long[] first;
   private final long[] retried;
+  private final long[] hedged;
   private final long[] refusedAt;
+  private final long[] breakerAt;
+  private final long[] limitedAt;
   private final long[] succeededAt;
   private final long[][] failedAt;
   private final double[] tokens;
@@ -56,7 +67,19 @@ public final class EdgeReport {
     this.attempts = e.attempts;
     this.firstAttempts = e.firstAttempts;
     this.retries = e.retries;
+    this.hedges = e.hedges;
+    this.hedgesWon = e.hedgesWon;
     this.retriesRefused = e.refused;
+    this.refusedByBreaker = e.refusedByBreaker;
+    this.limited = e.limited;
+    this.unsent = e.unsent;
+    this.breaker = e.policy.breaker().map(dev.quell.CircuitBreaker::name).orElse("none");
+    List<String> names = new java.util.ArrayList<>();
+    for (dev.quell.Limiter l : e.policy.limiters()) {
+      names.add(describe(l));
+    }
+    this.limiters = names.isEmpty() ? "none" : String.join(", ", names);
+    this.hedge = e.policy.hedge().map(Object::toString).orElse("none");
     this.succeeded = e.succeeded;
     this.unfinished = e.calls - e.ended;
     EnumMap<StopReason, Long> stops = new EnumMap<>(StopReason.class);
@@ -82,7 +105,10 @@ public final class EdgeReport {
     this.offered = e.offeredPerSecond;
     this.first = e.firstPerSecond;
     this.retried = e.retriesPerSecond;
+    this.hedged = e.hedgesPerSecond;
     this.refusedAt = e.refusedPerSecond;
+    this.breakerAt = e.breakerPerSecond;
+    this.limitedAt = e.limitedPerSecond;
     this.succeededAt = e.succeededPerSecond;
     this.failedAt = e.failedPerSecond;
     this.tokens = e.tokensPerSecond;
@@ -95,7 +121,7 @@ public final class EdgeReport {
       occupancy[s] = e.to.occupancy.mean(s);
       queue[s] = e.to.queue.mean(s);
       if (offered[s] > 0) {
-        double ratio = (double) (first[s] + retried[s]) / offered[s];
+        double ratio = (double) (first[s] + retried[s] + hedged[s]) / offered[s];
         if (Double.isNaN(worst) || ratio > worst) {
           worst = ratio;
           worstAt = s;
@@ -105,6 +131,23 @@ public final class EdgeReport {
     this.series = new SeriesView();
     this.worstSecond = worst;
     this.worstSecondAt = worstAt;
+  }
+
+  /**
+   * A limiter by its kind and size: "rate, burst 10", "concurrency 20", "adaptive, 20 at the end". Not
+   * by its name, which a JVM-wide counter makes ("rate-7") and which would differ between runs.
+   */
+  static String describe(dev.quell.Limiter l) {
+    switch (l.getClass().getSimpleName()) {
+      case "RateLimiter":
+        return "rate, burst " + l.limit();
+      case "ConcurrencyLimiter":
+        return "concurrency " + l.limit();
+      case "AdaptiveLimiter":
+        return "adaptive, " + l.limit() + " at the end";
+      default:
+        return "limiter";
+    }
   }
 
   /** The series as records, made when read. */
@@ -117,8 +160,8 @@ public final class EdgeReport {
           failures.put(r, failedAt[r.ordinal()][s]);
         }
       }
-      return new Second(s, offered[s], first[s], retried[s], refusedAt[s], succeededAt[s],
-          Collections.unmodifiableMap(failures), tokens[s], occupancy[s], queue[s]);
+      return new Second(s, offered[s], first[s], retried[s], hedged[s], refusedAt[s], breakerAt[s], limitedAt[s],
+          succeededAt[s], Collections.unmodifiableMap(failures), tokens[s], occupancy[s], queue[s]);
     }
 
     @Override
@@ -152,7 +195,7 @@ public final class EdgeReport {
     return calls;
   }
 
-  /** Attempts that reached the target: first attempts and retries. */
+  /** Attempts that reached the target: first attempts, retries and hedges. */
   public long attempts() {
     return attempts;
   }
@@ -162,9 +205,61 @@ public final class EdgeReport {
     return firstAttempts;
   }
 
-  /** Retries (every attempt after a call's first). */
+  /** Retries: every attempt after a call's first that is not a hedge. */
   public long retries() {
     return retries;
+  }
+
+  /** Hedges: attempts sent beside one still running. Each is an attempt the target received. */
+  public long hedges() {
+    return hedges;
+  }
+
+  /** Hedges whose answer came first and won their call. */
+  public long hedgesWon() {
+    return hedgesWon;
+  }
+
+  /**
+   * Attempts an open (or half-open, or ramping) circuit breaker refused, first attempts and retries
+   * alike; each ended its call with {@code DEPENDENCY_UNAVAILABLE} and never reached the target.
+   */
+  public long refusedByBreaker() {
+    return refusedByBreaker;
+  }
+
+  /**
+   * Attempts a rate or concurrency limiter refused, first attempts and retries alike; each ended its
+   * call with {@code LIMITED} and never reached the target.
+   */
+  public long limited() {
+    return limited;
+  }
+
+  /**
+   * Calls a breaker or a limiter refused before their first attempt: calls that never reached the
+   * target at all. (A refused retry's call had reached it already.)
+   */
+  public long refusedBeforeFirstAttempt() {
+    return unsent;
+  }
+
+  /** The circuit breaker this edge's policy asked: "none", or its name. */
+  public String breaker() {
+    return breaker;
+  }
+
+  /**
+   * The limiters this edge's policy asked: "none", or each by its kind and size, comma-separated
+   * ("rate, burst 10", "concurrency 20", "adaptive, 35 at the end").
+   */
+  public String limiters() {
+    return limiters;
+  }
+
+  /** How this edge's policy hedged: "none", or the hedge as {@code Hedge.toString()} describes it. */
+  public String hedge() {
+    return hedge;
   }
 
   /** Retries the budget refused; each ended its call with {@code BUDGET_EXHAUSTED}. */
@@ -229,8 +324,11 @@ public final class EdgeReport {
 
   void writeSummary(Json json) {
     json.field("from", from).field("to", to).field("policy", policy).field("budget", budget)
+        .field("breaker", breaker).field("limiters", limiters).field("hedge", hedge)
         .field("calls", calls).field("attempts", attempts).field("firstAttempts", firstAttempts)
-        .field("retries", retries).field("retriesRefused", retriesRefused).field("succeeded", succeeded)
+        .field("retries", retries).field("hedges", hedges).field("hedgesWon", hedgesWon)
+        .field("retriesRefused", retriesRefused).field("refusedByBreaker", refusedByBreaker)
+        .field("limited", limited).field("refusedBeforeFirstAttempt", unsent).field("succeeded", succeeded)
         .field("unfinished", unfinished).field("loadMultiplier", loadMultiplier())
         .field("worstSecond", worstSecond).field("worstSecondAt", worstSecondAt)
         .field("availability", availability());
@@ -259,8 +357,9 @@ public final class EdgeReport {
     json.beginArray();
     for (Second s : series) {
       json.beginObject().field("second", s.second()).field("offered", s.offered())
-          .field("firstAttempts", s.firstAttempts()).field("retries", s.retries())
-          .field("retriesRefused", s.retriesRefused()).field("succeeded", s.succeeded());
+          .field("firstAttempts", s.firstAttempts()).field("retries", s.retries()).field("hedges", s.hedges())
+          .field("retriesRefused", s.retriesRefused()).field("refusedByBreaker", s.refusedByBreaker())
+          .field("limited", s.limited()).field("succeeded", s.succeeded());
       json.name("failures").beginObject();
       for (Map.Entry<StopReason, Long> f : s.failures().entrySet()) {
         if (f.getValue() > 0) {

@@ -22,6 +22,8 @@ final class Reply extends CompletableFuture<Object> implements Runnable {
       wrap(new CancellationException("the policy abandoned the attempt"));
 
   final Edge.Call call;
+  /** True when the attempt is a hedge: its success is a hedge that won. */
+  final boolean hedge;
   /** Where it is being served; null until it reaches a dependency. */
   @Nullable DependencyNode at;
   /** Its place in the dependency's queue (every attempt that ever waited there is numbered). */
@@ -31,8 +33,9 @@ final class Reply extends CompletableFuture<Object> implements Runnable {
   /** Drawn when its service starts: whether the dependency fails it. */
   boolean fails;
 
-  Reply(Edge.Call call) {
+  Reply(Edge.Call call, boolean hedge) {
     this.call = call;
+    this.hedge = hedge;
   }
 
   /** A stackless wrapper, shared: completing with it costs no allocation downstream. */
@@ -55,6 +58,9 @@ final class Reply extends CompletableFuture<Object> implements Runnable {
       return false;
     }
     call.lastAttemptEnded = call.edge.engine.clock.nanoTime();
+    if (hedge) {
+      call.edge.hedgesWon++; // the first answer wins: the others are cancelled as this one completes
+    }
     return super.complete(Node.OK);
   }
 

@@ -153,6 +153,14 @@ public final class ScenarioResult {
     SimulationReport model = arms.get(0).first();
 
     rows.add(row("load multiplier", a -> cell(a.bands().loadMultiplier(), d -> Text.fixed(d, 2) + "×")));
+    if (model.phases().size() > 1) {
+      for (int p = 0; p < model.phases().size(); p++) {
+        Phase phase = model.phases().get(p);
+        int index = p;
+        rows.add(row("  " + phase.name() + " (" + Text.clock(phase.from()) + "–" + Text.clock(phase.to()) + ")",
+            a -> cell(a.bands().band(r -> r.phases().get(index).loadMultiplier()), d -> Text.fixed(d, 2) + "×")));
+      }
+    }
     rows.add(row("worst second", a -> cell(a.bands().worstSecond(), d -> Text.fixed(d, 2) + "×")
         + (single ? " at " + Text.clock(Duration.ofSeconds(Math.max(0, a.first().worstSecondAt()))) : "")));
     rows.add(row("availability", a -> cell(a.bands().availability(), Text::percent)));
@@ -173,12 +181,28 @@ public final class ScenarioResult {
             : cell(b, d -> d == Double.POSITIVE_INFINITY ? "never" : Text.number(d) + " s");
       }));
     }
-    rows.add(row("call latency p50 / p99", a -> cell(a.bands().latencyP50Millis(), Text::ms) + " / "
-        + cell(a.bands().latencyP99Millis(), Text::ms) + " ms"));
+    rows.add(row("call latency p50 / p99 / p99.9", a -> cell(a.bands().latencyP50Millis(), Text::ms) + " / "
+        + cell(a.bands().latencyP99Millis(), Text::ms) + " / " + cell(a.bands().latencyP999Millis(), Text::ms) + " ms"));
     rows.add(row("calls", a -> count(a, r -> (double) r.calls())));
     rows.add(row("attempts", a -> count(a, r -> (double) r.attempts())));
     rows.add(row("retries", a -> count(a, r -> (double) r.retries())));
+    if (any(e -> !"none".equals(e.hedge()))) {
+      rows.add(row("hedges sent / won", a -> count(a, r -> (double) r.hedges()) + " / "
+          + count(a, r -> (double) r.entry().hedgesWon())));
+    }
     rows.add(row("retries refused by the budget", a -> count(a, r -> (double) r.retriesRefused())));
+    boolean breakers = any(e -> !"none".equals(e.breaker()));
+    boolean limiters = any(e -> !"none".equals(e.limiters()));
+    if (breakers) {
+      rows.add(row("attempts refused by the breaker", a -> count(a, r -> (double) r.refusedByBreaker())));
+    }
+    if (limiters) {
+      rows.add(row("attempts refused by limiters", a -> count(a, r -> (double) r.limited())));
+    }
+    if (breakers || limiters) {
+      rows.add(row("calls that never reached " + model.entry().to(),
+          a -> count(a, r -> (double) r.entry().refusedBeforeFirstAttempt())));
+    }
     for (StopReason reason : StopReason.values()) {
       if (reason == StopReason.SUCCEEDED) {
         continue;
@@ -222,6 +246,11 @@ public final class ScenarioResult {
         : " (" + a.bands().diagnoses().getOrDefault(a.bands().diagnosis(), 0L) + "/" + seeds.length + ")")));
 
     return rows;
+  }
+
+  /** True when the entry edge of some arm's first run satisfies {@code test}. */
+  private boolean any(java.util.function.Predicate<EdgeReport> test) {
+    return arms.stream().anyMatch(a -> test.test(a.first().entry()));
   }
 
   private String[] row(String label, Function<ArmResult, String> cell) {
@@ -296,11 +325,13 @@ public final class ScenarioResult {
 
   /**
    * The per-second series of every arm and seed as CSV with a header row: arm, seed, second, offered,
-   * first_attempts, retries, retries_refused, succeeded, one failed_… column per stop reason, failed,
+   * first_attempts, retries, retries_refused, succeeded, hedges, refused_by_breaker, limited, one
+   * failed_… column per stop reason, failed,
    * budget_tokens (empty without a budget), occupancy and queue.
    */
   public String toCsv() {
-    StringBuilder out = new StringBuilder("arm,seed,second,offered,first_attempts,retries,retries_refused,succeeded");
+    StringBuilder out = new StringBuilder("arm,seed,second,offered,first_attempts,retries,retries_refused,succeeded,"
+        + "hedges,refused_by_breaker,limited");
     for (StopReason r : StopReason.values()) {
       if (r != StopReason.SUCCEEDED) {
         out.append(",failed_").append(r.name().toLowerCase(Locale.ROOT));
@@ -312,7 +343,8 @@ public final class ScenarioResult {
         for (Second s : report.series()) {
           out.append(csv(a.name())).append(',').append(report.seed()).append(',').append(s.second()).append(',')
               .append(s.offered()).append(',').append(s.firstAttempts()).append(',').append(s.retries()).append(',')
-              .append(s.retriesRefused()).append(',').append(s.succeeded());
+              .append(s.retriesRefused()).append(',').append(s.succeeded()).append(',').append(s.hedges()).append(',')
+              .append(s.refusedByBreaker()).append(',').append(s.limited());
           for (StopReason r : StopReason.values()) {
             if (r != StopReason.SUCCEEDED) {
               out.append(',').append(s.failures().getOrDefault(r, 0L));

@@ -11,8 +11,13 @@ import java.util.Map;
  * @param second seconds since the start of the run
  * @param offered calls that arrived
  * @param firstAttempts first attempts started
- * @param retries retries started (every attempt after the first)
+ * @param retries retries started (every attempt after the first that is not a hedge)
+ * @param hedges hedges started (attempts sent beside one still running)
  * @param retriesRefused retries the budget refused (each ends its call with {@code BUDGET_EXHAUSTED})
+ * @param refusedByBreaker attempts a circuit breaker refused, first attempts included (each ends its
+ *     call with {@code DEPENDENCY_UNAVAILABLE}); none of them reached the target
+ * @param limited attempts a limiter refused, first attempts included (each ends its call with
+ *     {@code LIMITED}); none of them reached the target
  * @param succeeded calls that arrived in this second and succeeded
  * @param failures calls that arrived in this second and failed, by stop reason (every reason but
  *     {@code SUCCEEDED}, zeros included)
@@ -20,12 +25,13 @@ import java.util.Map;
  * @param occupancy the mean number of attempts in service at the target, counting peers
  * @param queue the mean number of attempts waiting at the target, counting peers
  */
-public record Second(int second, long offered, long firstAttempts, long retries, long retriesRefused,
-    long succeeded, Map<StopReason, Long> failures, double budgetTokens, double occupancy, double queue) {
+public record Second(int second, long offered, long firstAttempts, long retries, long hedges, long retriesRefused,
+    long refusedByBreaker, long limited, long succeeded, Map<StopReason, Long> failures, double budgetTokens,
+    double occupancy, double queue) {
 
-  /** First attempts plus retries. */
+  /** Attempts that reached the target: first attempts, retries and hedges. */
   public long attempts() {
-    return firstAttempts + retries;
+    return firstAttempts + retries + hedges;
   }
 
   /** Attempts ÷ offered calls; NaN when no call arrived. */

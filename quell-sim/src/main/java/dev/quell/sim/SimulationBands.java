@@ -78,6 +78,11 @@ public final class SimulationBands {
     return band(r -> r.latency().p99().toNanos() / 1e6);
   }
 
+  /** 99.9th percentile of call latency, in milliseconds. */
+  public Band latencyP999Millis() {
+    return band(r -> r.latency().p999().toNanos() / 1e6);
+  }
+
   /** How many runs got each diagnosis. */
   public Map<Diagnosis, Long> diagnoses() {
     EnumMap<Diagnosis, Long> counts = new EnumMap<>(Diagnosis.class);
@@ -108,6 +113,7 @@ public final class SimulationBands {
     write(json, "timeToRecoverSeconds", timeToRecoverSeconds());
     write(json, "latencyP50Ms", latencyP50Millis());
     write(json, "latencyP99Ms", latencyP99Millis());
+    write(json, "latencyP999Ms", latencyP999Millis());
     json.name("phaseAvailability").beginArray();
     for (Band b : phaseAvailability()) {
       writeBand(json, b);

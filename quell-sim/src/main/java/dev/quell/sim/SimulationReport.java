@@ -178,7 +178,12 @@ public final class SimulationReport {
     this.entry = edgeReports.get(0);
     this.events = engine.clock.eventsRun();
 
-    // the diagnosis, most fundamental first
+    // the diagnosis, most fundamental first; extra attempts are "retries", or "retries and hedges"
+    boolean hedging = false;
+    for (Edge e : engine.edges) {
+      hedging |= e.policy.hedge().isPresent();
+    }
+    String extra = hedging ? "retries and hedges" : "retries";
     String worst = "worst second " + Text.fixed(peak, 2) + "× at " + clock(peakAt)
         + (engine.nodes.size() > 1 ? " on " + peakOn : "");
     if (demand >= 1) {
@@ -194,15 +199,15 @@ public final class SimulationReport {
       explanation = "healthy before the incident (" + Text.percent(before.availability()) + " of calls succeeded) but"
           + " still failing when the run ended, " + Text.clock(Duration.ofNanos(engine.end - lastEnd))
           + " after the incident was over (" + Text.percent(after.availability()) + " succeeded after it): the work"
-          + " and the retries the incident piled up keep the target overloaded without it; " + worst;
+          + " and the " + extra + " the incident piled up keep the target overloaded without it; " + worst;
     } else if (stormSeconds >= STORM_SECONDS) {
       diagnosis = Diagnosis.RETRY_STORM;
-      explanation = "retries multiplied the load: in " + stormSeconds + " seconds " + stormOn + " got "
+      explanation = extra + " multiplied the load: in " + stormSeconds + " seconds " + stormOn + " got "
           + Text.number(STORM_RATIO) + "× or more of the attempts the offered calls alone would send it; " + worst
           + recovery(engine, ttr, lastEnd);
     } else {
       diagnosis = Diagnosis.HEALTHY;
-      explanation = "retries stayed bounded (" + worst + ")" + recovery(engine, ttr, lastEnd);
+      explanation = extra + " stayed bounded (" + worst + ")" + recovery(engine, ttr, lastEnd);
     }
   }
 
@@ -286,6 +291,21 @@ public final class SimulationReport {
   /** Retries the budget refused. */
   public long retriesRefused() {
     return entry.retriesRefused();
+  }
+
+  /** Hedges started: attempts sent beside one still running. */
+  public long hedges() {
+    return entry.hedges();
+  }
+
+  /** Attempts the circuit breaker refused (each ended its call with {@code DEPENDENCY_UNAVAILABLE}). */
+  public long refusedByBreaker() {
+    return entry.refusedByBreaker();
+  }
+
+  /** Attempts a limiter refused (each ended its call with {@code LIMITED}). */
+  public long limited() {
+    return entry.limited();
   }
 
   /** Attempts that reached the target ÷ calls. */
@@ -403,7 +423,9 @@ public final class SimulationReport {
     }
     json.field("demand", demand).field("diagnosis", diagnosis.name()).field("explanation", explanation)
         .field("calls", calls()).field("attempts", attempts()).field("retries", retries())
-        .field("retriesRefused", retriesRefused()).field("events", events);
+        .field("hedges", hedges()).field("hedgesWon", entry.hedgesWon()).field("retriesRefused", retriesRefused())
+        .field("refusedByBreaker", refusedByBreaker()).field("limited", limited())
+        .field("refusedBeforeFirstAttempt", entry.refusedBeforeFirstAttempt()).field("events", events);
     json.name("stopReasons").beginObject();
     for (Map.Entry<StopReason, Long> e : stopReasons().entrySet()) {
       json.field(e.getKey().name(), e.getValue());

@@ -224,6 +224,8 @@ public final class Chart {
       p.setPaint(colour(i));
       p.setArrowPaint(colour(i));
       p.setTextAnchor(i % 2 == 0 ? TextAnchor.BOTTOM_LEFT : TextAnchor.BOTTOM_RIGHT);
+      // arms on the same side get longer arrows, so that labels of worst seconds at one point stay apart
+      p.setBaseRadius(p.getBaseRadius() + 30 * (i / 2));
       attemptsPlot.addAnnotation(p);
     }
     plot.add(attemptsPlot, 3);

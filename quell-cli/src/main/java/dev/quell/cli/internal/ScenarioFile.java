@@ -1,8 +1,12 @@
 package dev.quell.cli.internal;
 
 import dev.quell.Backoff;
+import dev.quell.CircuitBreaker;
 import dev.quell.Criticality;
+import dev.quell.Hedge;
 import dev.quell.Jitter;
+import dev.quell.Limiter;
+import dev.quell.MeasuredTiming;
 import dev.quell.Resilience;
 import dev.quell.ResilienceConfigurationException;
 import dev.quell.RetryBudget;
@@ -52,8 +56,9 @@ import org.yaml.snakeyaml.error.YAMLException;
  * and a report can show the scenario it ran.
  */
 public final class ScenarioFile {
-  /** Keys reserved under a policy for what arrives in the core later. */
-  private static final List<String> LATER = List.of("breaker", "limiter", "hedge");
+  /** The keys of a policy. */
+  static final List<String> POLICY_KEYS = List.of("name", "attempts", "deadline", "attemptTimeout", "backoff", "budget",
+      "breaker", "limiter", "limiters", "hedge", "measuredTiming");
 
   private final Scenario scenario;
   private final long @Nullable [] seeds;
@@ -360,7 +365,7 @@ public final class ScenarioFile {
     }
 
     private Dependency dependency(Section s, String name, Duration run) {
-      s.only("name", "p50", "p99", "capacity", "overload", "errorRate", "incidents");
+      s.only("name", "p50", "p99", "tail", "capacity", "overload", "errorRate", "incidents");
       if (!s.has("p50") || !s.has("p99")) {
         throw s.missing(s.has("p50") ? "p99" : "p50", "p50: 20ms and p99: 100ms (its latency when healthy)");
       }
@@ -380,6 +385,9 @@ public final class ScenarioFile {
         throw s.error("name", "must not be blank");
       }
       Dependency d = Dependency.latency(p50, p99).named(named);
+      if (s.has("tail")) {
+        d = tail(s, d);
+      }
       if (s.has("capacity")) {
         d = d.capacity((int) s.whole("capacity", 1, 1_000_000_000, "attempts it serves at once"));
       }
@@ -399,6 +407,32 @@ public final class ScenarioFile {
         }
       }
       return d;
+    }
+
+    /** {@code tail: {share: 0.02, p50: 400ms, p99: 1s}}: that share of attempts is slow. */
+    private Dependency tail(Section s, Dependency d) {
+      Section t = s.section("tail");
+      t.only("share", "p50", "p99");
+      if (!t.has("share") || !t.has("p50") || !t.has("p99")) {
+        throw t.missing(!t.has("share") ? "share" : !t.has("p50") ? "p50" : "p99",
+            "share: 0.02, p50: 400ms and p99: 1s (that share of attempts takes this slower latency)");
+      }
+      double share = t.number("share");
+      if (!(share > 0 && share < 1)) {
+        throw t.error("share", "must be a share above 0 and below 1, was " + Text.number(share));
+      }
+      Duration p50 = t.duration("p50");
+      Duration p99 = t.duration("p99");
+      if (p50.isNegative() || p50.isZero()) {
+        throw t.error("p50", "must be above 0, was " + Text.duration(p50));
+      }
+      if (p99.compareTo(p50) < 0) {
+        throw t.error("p99", "must be at least p50 (" + Text.duration(p50) + "), was " + Text.duration(p99));
+      }
+      if (p99.compareTo(Duration.ofHours(1)) > 0) {
+        throw t.error("p99", "must be at most 1h, was " + Text.duration(p99));
+      }
+      return d.tail(share, p50, p99);
     }
 
     private Overload overload(Section s) {
@@ -469,16 +503,15 @@ public final class ScenarioFile {
       return i;
     }
 
-    /** A policy factory from a policy section; checked once now, so mistakes surface before any run. */
+    /**
+     * A policy factory from a policy section; checked once now, so mistakes surface before any run.
+     * Every run gets its own budget, breaker and limiters, built on that run's clock.
+     */
     Function<TimeSource, Resilience> policy(Section s, String defaultName) {
-      for (String later : LATER) {
-        if (s.has(later)) {
-          throw s.error(later, "is not supported yet: the core has no " + later
-              + " to simulate in this version (allowed here: name, attempts, deadline, attemptTimeout, backoff,"
-              + " budget)");
-        }
+      s.only(POLICY_KEYS.toArray(new String[0]));
+      if (s.has("limiter") && s.has("limiters")) {
+        throw s.itself("gives both limiter: and limiters:; give one limiter, or a list of them under limiters:");
       }
-      s.only("name", "attempts", "deadline", "attemptTimeout", "backoff", "budget");
       Function<TimeSource, Resilience> factory = clock -> build(s, defaultName, clock);
       factory.apply(TimeSource.system());
       return factory;
@@ -492,9 +525,14 @@ public final class ScenarioFile {
       String name = s.has("name") ? s.text("name") : defaultName;
       int attempts = s.has("attempts") ? (int) s.whole("attempts", 1, 1000, "attempts a call may make, the first included")
           : 0;
+      CircuitBreaker.Config breaker = s.has("breaker") ? breaker(s) : null;
+      List<Limiter> limiters = limiters(s, clock);
+      Hedge hedge = s.has("hedge") ? hedge(s) : null;
+      MeasuredTiming timing = s.has("measuredTiming") ? measuredTiming(s) : null;
       try {
         return Resilience.DEFAULT.with(p -> {
           p.name(name);
+          p.timeSource(clock); // first: a rate limiter refills from the clock the policy runs on
           if (attempts > 0) {
             p.attempts(attempts);
           }
@@ -517,6 +555,18 @@ public final class ScenarioFile {
           }
           if (budget != null) {
             p.budget(budget);
+          }
+          if (breaker != null) {
+            p.breaker(breaker);
+          }
+          for (Limiter l : limiters) {
+            p.limiter(l);
+          }
+          if (hedge != null) {
+            p.hedge(hedge);
+          }
+          if (timing != null) {
+            p.measuredTiming(timing);
           }
         });
       } catch (ResilienceConfigurationException | IllegalArgumentException e) {
@@ -614,6 +664,288 @@ public final class ScenarioFile {
             b.has("period") ? b.duration("period") : Duration.ofSeconds(1), clock);
       } catch (ResilienceConfigurationException e) {
         throw new ScenarioException(b.label() + ": " + yamlHints(oneLine(String.valueOf(e.getMessage()))), e);
+      }
+    }
+
+    /** {@code breaker: default}, {@code {}} or a mapping of the Config's settings; null for {@code none}. */
+    private CircuitBreaker.@Nullable Config breaker(Section s) {
+      Object raw = s.raw("breaker");
+      String allowed = "none, default, or a mapping of failureRate, minimumCalls, window, consecutiveFailures,"
+          + " slowCalls: {duration, rate}, probes, probeSuccesses, breakDuration, maxBreakDuration, ramp";
+      if ("none".equals(raw)) {
+        return null;
+      }
+      if ("default".equals(raw)) {
+        return CircuitBreaker.Config.DEFAULT;
+      }
+      if (!(raw instanceof Map)) {
+        throw s.error("breaker", "must be " + allowed + ", was " + show(raw));
+      }
+      Section b = s.section("breaker");
+      b.only("failureRate", "minimumCalls", "window", "consecutiveFailures", "slowCalls", "probes", "probeSuccesses",
+          "breakDuration", "maxBreakDuration", "ramp");
+      // whole numbers and durations are read here (so a huge or fractional one is named as such); the
+      // core checks every range, all at once, and its message names each setting and value
+      Double failureRate = b.has("failureRate") ? b.number("failureRate") : null;
+      Integer minimumCalls = b.has("minimumCalls") ? (int) b.whole("minimumCalls", 1, 1_000_000_000,
+          "attempts the window must hold before its rates count") : null;
+      Duration window = b.has("window") ? b.duration("window") : null;
+      Integer consecutive = b.has("consecutiveFailures") ? (int) b.whole("consecutiveFailures", 0, 1_000_000_000,
+          "failures in a row that open it; 0 for off") : null;
+      Duration slowDuration = null;
+      Double slowRate = null;
+      boolean noSlowCalls = "none".equals(b.raw("slowCalls"));
+      if (b.has("slowCalls") && !noSlowCalls) {
+        if (!(b.raw("slowCalls") instanceof Map)) {
+          throw b.error("slowCalls", "must be none or {duration: 2s, rate: 0.5}, was " + show(b.raw("slowCalls")));
+        }
+        Section slow = b.section("slowCalls");
+        slow.only("duration", "rate");
+        if (!slow.has("duration") || !slow.has("rate")) {
+          throw slow.missing(slow.has("duration") ? "rate" : "duration",
+              "duration: 2s (an attempt longer is slow) and rate: 0.5 (the share of slow attempts that opens it)");
+        }
+        slowDuration = slow.duration("duration");
+        slowRate = slow.number("rate");
+      }
+      Integer probes = b.has("probes") ? (int) b.whole("probes", 1, 1000, "probes out at once when half-open")
+          : null;
+      Integer probeSuccesses = b.has("probeSuccesses") ? (int) b.whole("probeSuccesses", 1, 1_000_000,
+          "successful probes that close it") : null;
+      Duration breakDuration = b.has("breakDuration") ? b.duration("breakDuration") : null;
+      Duration maxBreak = b.has("maxBreakDuration") ? b.duration("maxBreakDuration") : null;
+      Duration ramp = b.has("ramp") ? b.duration("ramp") : null;
+      Duration slowFor = slowDuration;
+      Double slowShare = slowRate;
+      try {
+        return CircuitBreaker.Config.DEFAULT.with(c -> {
+          if (failureRate != null) {
+            c.failureRate(failureRate);
+          }
+          if (minimumCalls != null) {
+            c.minimumCalls(minimumCalls);
+          }
+          if (window != null) {
+            c.window(window);
+          }
+          if (consecutive != null) {
+            c.consecutiveFailures(consecutive);
+          }
+          if (slowFor != null && slowShare != null) {
+            c.slowCalls(slowFor, slowShare);
+          }
+          if (noSlowCalls) {
+            c.noSlowCalls();
+          }
+          if (probes != null) {
+            c.probes(probes);
+          }
+          if (probeSuccesses != null) {
+            c.probeSuccesses(probeSuccesses);
+          }
+          if (breakDuration != null) {
+            c.breakDuration(breakDuration);
+          }
+          if (maxBreak != null) {
+            c.maxBreakDuration(maxBreak);
+          }
+          if (ramp != null) {
+            c.ramp(ramp);
+          }
+        });
+      } catch (ResilienceConfigurationException | IllegalArgumentException e) {
+        throw new ScenarioException(b.label() + ": " + oneLine(String.valueOf(e.getMessage())), e);
+      }
+    }
+
+    /** {@code limiter:} (one) or {@code limiters:} (a list), each built on {@code clock}. */
+    private List<Limiter> limiters(Section s, TimeSource clock) {
+      List<Limiter> limiters = new ArrayList<>();
+      if (s.has("limiter")) {
+        if ("none".equals(s.raw("limiter"))) {
+          return limiters;
+        }
+        limiters.add(limiter(s.section("limiter"), clock));
+      }
+      if (s.has("limiters")) {
+        List<Section> list = s.sections("limiters");
+        if (list.size() > 10) {
+          throw s.error("limiters", "may list at most 10 limiters, had " + list.size());
+        }
+        for (Section l : list) {
+          limiters.add(limiter(l, clock));
+        }
+      }
+      return limiters;
+    }
+
+    private Limiter limiter(Section l, TimeSource clock) {
+      String allowed = "{rate: PER_SECOND, burst: N, maxWait: 0ms}, {concurrency: N, maxWait: 0ms} or"
+          + " {adaptive: default} (or a mapping of mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance,"
+          + " smoothing, longWindow)";
+      int kinds = (l.has("rate") ? 1 : 0) + (l.has("concurrency") ? 1 : 0) + (l.has("adaptive") ? 1 : 0);
+      if (kinds != 1) {
+        throw l.itself("must be exactly one kind of limiter: " + allowed);
+      }
+      try {
+        if (l.has("rate")) {
+          l.only("rate", "burst", "maxWait");
+          double perSecond = l.number("rate");
+          if (!l.has("burst")) {
+            throw l.missing("burst", "burst: N beside rate: (how many permits the bucket holds, at least 1)");
+          }
+          int burst = (int) l.whole("burst", 1, Integer.MAX_VALUE, "permits the bucket holds");
+          Duration maxWait = l.has("maxWait") ? notNegative(l, "maxWait") : Duration.ZERO;
+          return Limiter.rate(perSecond, burst, maxWait, clock);
+        }
+        if (l.has("concurrency")) {
+          l.only("concurrency", "maxWait");
+          int n = (int) l.whole("concurrency", 1, 1_000_000_000, "attempts in flight at once");
+          Duration maxWait = l.has("maxWait") ? notNegative(l, "maxWait") : Duration.ZERO;
+          return Limiter.concurrency(n, maxWait);
+        }
+        l.only("adaptive");
+        Object raw = l.raw("adaptive");
+        if ("default".equals(raw)) {
+          return Limiter.adaptive();
+        }
+        if ("gradient".equals(raw)) {
+          return Limiter.adaptive(Limiter.AdaptiveConfig.gradient());
+        }
+        if (!(raw instanceof Map)) {
+          throw l.error("adaptive", "must be default, gradient, or a mapping of mode, initialLimit, minLimit, maxLimit,"
+              + " backoffRatio, tolerance, smoothing, longWindow; was " + show(raw));
+        }
+        Section a = l.section("adaptive");
+        a.only("mode", "initialLimit", "minLimit", "maxLimit", "backoffRatio", "tolerance", "smoothing", "longWindow");
+        Limiter.AdaptiveConfig c = Limiter.AdaptiveConfig.DEFAULT;
+        try {
+          if (a.has("mode")) {
+            String mode = a.text("mode").toUpperCase(Locale.ROOT);
+            if (!mode.equals("LOSS") && !mode.equals("GRADIENT")) {
+              throw a.error("mode", "must be loss or gradient, was " + show(a.raw("mode")));
+            }
+            c = c.withMode(Limiter.AdaptiveConfig.Mode.valueOf(mode));
+          }
+          String limit = "a concurrency limit from 1 to " + Limiter.AdaptiveConfig.MAX_LIMIT;
+          if (a.has("initialLimit")) {
+            c = c.withInitialLimit((int) a.whole("initialLimit", 1, Limiter.AdaptiveConfig.MAX_LIMIT, limit));
+          }
+          if (a.has("minLimit")) {
+            c = c.withMinLimit((int) a.whole("minLimit", 1, Limiter.AdaptiveConfig.MAX_LIMIT, limit));
+          }
+          if (a.has("maxLimit")) {
+            c = c.withMaxLimit((int) a.whole("maxLimit", 1, Limiter.AdaptiveConfig.MAX_LIMIT, limit));
+          }
+          if (a.has("backoffRatio")) {
+            c = c.withBackoffRatio(a.number("backoffRatio"));
+          }
+          if (a.has("tolerance")) {
+            c = c.withTolerance(a.number("tolerance"));
+          }
+          if (a.has("smoothing")) {
+            c = c.withSmoothing(a.number("smoothing"));
+          }
+          if (a.has("longWindow")) {
+            c = c.withLongWindow((int) a.whole("longWindow", 10, 1_000_000, "samples the long-run average spans"));
+          }
+          return Limiter.adaptive(c);
+        } catch (ResilienceConfigurationException e) {
+          throw new ScenarioException(a.label() + ": " + oneLine(String.valueOf(e.getMessage())), e);
+        }
+      } catch (ResilienceConfigurationException e) {
+        throw new ScenarioException(l.label() + ": " + oneLine(String.valueOf(e.getMessage())), e);
+      }
+    }
+
+    private Duration notNegative(Section s, String key) {
+      Duration d = s.duration(key);
+      if (d.isNegative()) {
+        throw s.error(key, "must not be negative, was " + Text.duration(d));
+      }
+      return d;
+    }
+
+    /** {@code hedge: {after: 40ms}} or {@code {maxExtraLoad: 0.05}}, with maxHedges, floor, retries; null for none. */
+    private @Nullable Hedge hedge(Section s) {
+      Object raw = s.raw("hedge");
+      String allowed = "none, {after: 40ms, maxHedges: 1} or {maxExtraLoad: 0.05, floor: 1ms, maxHedges: 1}"
+          + " (either may add retries: true)";
+      if ("none".equals(raw)) {
+        return null;
+      }
+      if (!(raw instanceof Map)) {
+        throw s.error("hedge", "must be " + allowed + ", was " + show(raw));
+      }
+      Section h = s.section("hedge");
+      h.only("after", "maxExtraLoad", "maxHedges", "floor", "retries");
+      if (h.has("after") == h.has("maxExtraLoad")) {
+        throw h.itself("must give exactly one of after: (a fixed delay) or maxExtraLoad: (a share of extra attempts,"
+            + " which hedges at the matching live quantile): " + allowed);
+      }
+      if (h.has("after") && h.has("floor")) {
+        throw h.error("floor", "applies to maxExtraLoad: only (a fixed delay after: needs no floor)");
+      }
+      Hedge hedge;
+      try {
+        if (h.has("after")) {
+          hedge = Hedge.after(notNegative(h, "after"));
+        } else {
+          double load = h.number("maxExtraLoad");
+          if (!(load > 0 && load < 1)) {
+            throw h.error("maxExtraLoad", "must be a share above 0 and below 1 (0.05 for 5% extra attempts), was "
+                + Text.number(load));
+          }
+          hedge = Hedge.maxExtraLoad(load);
+          if (h.has("floor")) {
+            hedge = hedge.withFloor(notNegative(h, "floor"));
+          }
+        }
+        if (h.has("maxHedges")) {
+          hedge = hedge.withMaxHedges((int) h.whole("maxHedges", 1, 10, "hedges beside the first attempt"));
+        }
+        if (h.has("retries")) {
+          Object r = h.raw("retries");
+          if (!(r instanceof Boolean)) {
+            throw h.error("retries", "must be true or false, was " + show(r));
+          }
+          hedge = hedge.withRetries((Boolean) r);
+        }
+        return hedge;
+      } catch (ResilienceConfigurationException e) {
+        throw new ScenarioException(h.label() + ": " + oneLine(String.valueOf(e.getMessage())), e);
+      }
+    }
+
+    /** {@code measuredTiming: {multipleOfP95: 3, floor: 50ms, window: 30s, minSamples: 50}}; null for none. */
+    private @Nullable MeasuredTiming measuredTiming(Section s) {
+      Object raw = s.raw("measuredTiming");
+      if ("none".equals(raw)) {
+        return null;
+      }
+      if (!(raw instanceof Map)) {
+        throw s.error("measuredTiming", "must be none or {multipleOfP95: 3, floor: 50ms, window: 30s, minSamples: 50},"
+            + " was " + show(raw));
+      }
+      Section m = s.section("measuredTiming");
+      m.only("multipleOfP95", "floor", "window", "minSamples");
+      if (!m.has("multipleOfP95")) {
+        throw m.missing("multipleOfP95", "multipleOfP95: 3 (each attempt's timeout is at most 3 × the live p95)");
+      }
+      try {
+        MeasuredTiming t = MeasuredTiming.multipleOfP95(m.number("multipleOfP95"));
+        if (m.has("floor")) {
+          t = t.withFloor(notNegative(m, "floor"));
+        }
+        if (m.has("window")) {
+          t = t.withWindow(m.duration("window"));
+        }
+        if (m.has("minSamples")) {
+          t = t.withMinSamples((int) m.whole("minSamples", 1, 1_000_000_000, "samples before it measures"));
+        }
+        return t;
+      } catch (ResilienceConfigurationException e) {
+        throw new ScenarioException(m.label() + ": " + oneLine(String.valueOf(e.getMessage())), e);
       }
     }
 

@@ -51,7 +51,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "reference",
       description = "A built-in scenario (reference, sixteen-pods, fleet, fleet-bounded-queue,"
-          + " fleet-concurrency-limit, topology) or a YAML scenario file (default: ${DEFAULT-VALUE}).")
+          + " fleet-concurrency-limit, topology, outage, outage-hanging, tail-at-scale, hedging-brownout) or a YAML"
+          + " scenario file (default: ${DEFAULT-VALUE}).")
   String scenario = "reference";
 
   @Option(names = "--seeds", paramLabel = "N|LIST",

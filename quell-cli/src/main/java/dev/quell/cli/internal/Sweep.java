@@ -14,13 +14,18 @@ import org.jspecify.annotations.Nullable;
  * {@code --sweep KEY=V1,V2,...}: one numeric scenario key, run at each value. A key is a path in the
  * scenario file ({@code load.perSecond}, {@code dependency.capacity},
  * {@code dependency.overload.boundedQueue}, {@code arms[1].policy.attempts}), or a policy key
- * ({@code attempts}, {@code budget.fraction}, {@code policy.deadline}...), which applies to every
- * policy of every arm. A budget key leaves a policy without a budget ({@code budget: none}) alone,
- * and turns {@code automatic} into the same budget written out ({@code fraction: 0.1,
- * minimumPerSecond: 3}) with the swept key changed.
+ * ({@code attempts}, {@code budget.fraction}, {@code breaker.window}, {@code hedge.after},
+ * {@code policy.deadline}...), which applies to every policy of every arm. A budget key leaves a
+ * policy without a budget ({@code budget: none}) alone, and turns {@code automatic} into the same
+ * budget written out ({@code fraction: 0.1, minimumPerSecond: 3}) with the swept key changed; a
+ * breaker, limiter, hedge or measured-timing key likewise leaves a policy without one alone, and
+ * writes {@code breaker: default} out as an empty mapping (the defaults) before changing it.
  */
 public final class Sweep {
-  private static final Set<String> POLICY_KEYS = Set.of("attempts", "deadline", "attemptTimeout", "backoff", "budget");
+  private static final Set<String> POLICY_KEYS = Set.of("attempts", "deadline", "attemptTimeout", "backoff", "budget",
+      "breaker", "limiter", "hedge", "measuredTiming");
+  /** Policy keys a policy may lack (or set to none): a sweep of one of their settings leaves such a policy alone. */
+  private static final Set<String> OPTIONAL = Set.of("breaker", "limiter", "hedge", "measuredTiming");
   private static final Set<String> TOP_KEYS = Set.of("duration", "load", "dependency", "dependencies", "services",
       "arms");
   private static final Pattern SEGMENT = Pattern.compile("([A-Za-z][A-Za-z0-9_-]*)((?:\\[\\d+])*)");
@@ -152,15 +157,17 @@ public final class Sweep {
         applied += setInPolicy(policy, path, value) ? 1 : 0;
       }
       if (applied == 0) {
-        throw new ScenarioException("--sweep " + key + " changes no policy: no arm has a budget to change"
-            + " (every arm's budget is none)");
+        String head = path.get(0);
+        throw new ScenarioException("--sweep " + key + " changes no policy: no arm has a " + head + " to change"
+            + " (every arm's " + head + " is none)");
       }
       return false;
     }
     if (!TOP_KEYS.contains(first)) {
       throw new ScenarioException("--sweep key " + key + " is not a scenario key: start it with one of "
           + String.join(", ", List.of("load", "dependency", "dependencies", "duration", "arms")) + ", or a policy key ("
-          + String.join(", ", List.of("attempts", "deadline", "attemptTimeout", "backoff", "budget")) + ")");
+          + String.join(", ", List.of("attempts", "deadline", "attemptTimeout", "backoff", "budget", "breaker", "limiter",
+          "hedge", "measuredTiming")) + ")");
     }
     Object at = tree;
     for (int i = 0; i < path.size(); i++) {
@@ -271,6 +278,13 @@ public final class Sweep {
         written.put("fraction", 0.1);
         written.put("minimumPerSecond", 3);
         current = written;
+      }
+    } else if (OPTIONAL.contains(head)) {
+      if (current == null || "none".equals(current)) {
+        return false; // a policy without one keeps going without one
+      }
+      if ("default".equals(current)) {
+        current = new LinkedHashMap<String, Object>(); // the defaults, written out (with no setting changed)
       }
     } else if (head.equals("backoff") && current instanceof String && !"none".equals(current)) {
       Map<String, Object> written = new LinkedHashMap<>();
