@@ -95,6 +95,16 @@ class SweepTest {
   }
 
   @Test
+  void anArmIsChangedByTheSweepEvenWhenItsFirstValueIsTheOneTheFileHas() throws Exception {
+    // the file gives arms[1] 3 attempts: the first value changes nothing, the second does
+    JsonNode json = sweepJson("simulate", "--scenario", scenario().toString(), "--sweep",
+        "arms[1].policy.attempts=3,4", "--json", "--no-chart");
+    assertThat(json.get("arms").get(1).get("changedBySweep").asBoolean()).isTrue();
+    assertThat(json.get("arms").get(1).get("points")).hasSize(2);
+    assertThat(json.get("arms").get(0).get("points")).hasSize(1);
+  }
+
+  @Test
   void theOverloadModelsBoundCanBeSwept() throws Exception {
     JsonNode json = sweepJson("simulate", "--scenario", scenario().toString(), "--sweep",
         "dependency.overload.boundedQueue=0,50", "--json", "--no-chart");

@@ -73,7 +73,7 @@ public final class EdgeReport {
     this.refusedByBreaker = e.refusedByBreaker;
     this.limited = e.limited;
     this.unsent = e.unsent;
-    this.breaker = e.policy.breaker().map(dev.quell.CircuitBreaker::name).orElse("none");
+    this.breaker = e.policy.breakerConfig().map(Object::toString).orElse("none");
     List<String> names = new java.util.ArrayList<>();
     for (dev.quell.Limiter l : e.policy.limiters()) {
       names.add(describe(l));
@@ -244,7 +244,7 @@ public final class EdgeReport {
     return unsent;
   }
 
-  /** The circuit breaker this edge's policy asked: "none", or its name. */
+  /** The circuit breaker this edge's policy asked: "none", or its configuration ({@code CircuitBreaker.Config[...]}). */
   public String breaker() {
     return breaker;
   }

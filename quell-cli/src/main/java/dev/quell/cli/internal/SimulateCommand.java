@@ -142,6 +142,15 @@ public final class SimulateCommand implements Callable<Integer> {
     long[] chosenSeeds = cliSeeds != null ? cliSeeds : file.seeds().orElse(new long[] {1});
     String origin = origin(scenario);
     List<Sweep.Point> points = sweeping == null ? List.of() : sweeping.apply(file, origin);
+    // an arm the sweep changes at any value (the first value may be the one the file already has)
+    List<Boolean> changed = new ArrayList<>();
+    for (int a = 0; a < file.scenario().arms().size(); a++) {
+      boolean any = false;
+      for (Sweep.Point p : points) {
+        any |= p.changed().get(a);
+      }
+      changed.add(any);
+    }
 
     // what will run: the scenario, or each sweep value (arms a sweep does not change run once)
     List<Scenario> runs = new ArrayList<>();
@@ -153,7 +162,7 @@ public final class SimulateCommand implements Callable<Integer> {
         Sweep.Point p = points.get(v);
         List<Scenario.Arm> arms = new ArrayList<>();
         for (int a = 0; a < p.file().scenario().arms().size(); a++) {
-          if (v == 0 || p.changed().get(a)) {
+          if (v == 0 || changed.get(a)) {
             arms.add(p.file().scenario().arms().get(a));
           }
         }
@@ -187,7 +196,7 @@ public final class SimulateCommand implements Callable<Integer> {
     String version = Versions.describe();
     if (sweeping != null) {
       SweepResult sweepResult = new SweepResult(sweeping.key(), file.scenario().name(), chosenSeeds.length,
-          armNames(file.scenario()), points.get(0).changed());
+          armNames(file.scenario()), changed);
       for (int i = 0; i < results.size(); i++) {
         sweepResult.add(runValues.get(i), results.get(i));
       }
