@@ -3,6 +3,9 @@ package dev.quell.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quell.Backoff;
+import dev.quell.CircuitBreaker;
+import dev.quell.Hedge;
+import dev.quell.Limiter;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import java.time.Duration;
@@ -104,6 +107,56 @@ class DocsExamplesTest {
         .lasting(Duration.ofMinutes(3))
         .run(1);
     assertThat(report.retriesRefused()).isPositive();
+  }
+
+  @Test
+  void aBreakerAsConfigurationIsBuiltAfreshForEveryRun() {
+    Inventory example = new Inventory();
+    Resilience policy = example.policy;
+    Dependency inventory = example.inventory;
+    SimulationReport guarded = Simulate.policy(policy.withBreaker(CircuitBreaker.Config.DEFAULT))
+        .against(inventory)
+        .under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(3))
+        .run(1);
+    guarded.refusedByBreaker();   // attempts it refused: none of them reached the dependency
+    // the brownout makes half the attempts time out: the breaker opens
+    assertThat(guarded.refusedByBreaker()).isPositive();
+    assertThat(guarded.entry().breaker()).startsWith("CircuitBreaker.Config[");
+  }
+
+  @Test
+  void limitersFromAFactory() {
+    Inventory example = new Inventory();
+    Resilience policy = example.policy;
+    Dependency inventory = example.inventory;
+    SimulationReport limited = Simulate.policy(clock -> policy.withTimeSource(clock)
+            .withLimiter(Limiter.rate(400, 40, clock))
+            .withLimiter(Limiter.concurrency(100)))
+        .against(inventory)
+        .under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(3))
+        .run(1);
+    limited.limited();            // attempts the limiters refused (each call ended LIMITED)
+    assertThat(limited.limited()).isPositive();   // 500 calls a second against a rate of 400
+    assertThat(limited.entry().limiters()).isEqualTo("rate, burst 40, concurrency 100");
+  }
+
+  @Test
+  void hedgesAgainstAHeavyTail() {
+    Inventory example = new Inventory();
+    Resilience policy = example.policy;
+    Dependency tailed = Dependency.latency(Duration.ofMillis(10), Duration.ofMillis(40))
+        .tail(0.02, Duration.ofMillis(300), Duration.ofSeconds(1));   // 2% of attempts are this slow
+    SimulationReport hedged = Simulate.policy(policy.withHedge(Hedge.maxExtraLoad(0.05)))
+        .against(tailed)
+        .under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(2))
+        .run(1);
+    hedged.latency().p999();      // the tail the hedges cut...
+    hedged.hedges();              // ...and what they cost, in attempts the dependency served
+    assertThat(hedged.hedges()).isPositive();
+    assertThat(hedged.latency().p999()).isLessThan(Duration.ofMillis(200));
   }
 
   @Test
