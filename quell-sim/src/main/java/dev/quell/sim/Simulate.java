@@ -32,11 +32,13 @@ public final class Simulate {
   /**
    * Measures {@code policy}. Each run uses a fresh copy on the simulation's clock, so an
    * {@link dev.quell.RetryBudget#AUTOMATIC automatic} budget starts full and refills on simulated
-   * time, and runs never share state.
+   * time, a circuit breaker given as {@link dev.quell.CircuitBreaker.Config configuration} starts
+   * closed, and runs never share state. Hedges and measured timing need nothing more.
    *
    * @throws IllegalArgumentException when the policy spends from a budget object of its own (made
-   *     with {@code RetryBudget.of}, {@code shared}, {@code feedback} or {@code replenishing}): such a
-   *     budget is live, keeps state between runs and refills on the clock it was made with. Use
+   *     with {@code RetryBudget.of}, {@code shared}, {@code feedback} or {@code replenishing}), asks a
+   *     live circuit breaker ({@code CircuitBreaker.of}), or asks any limiter: such a guard is live,
+   *     keeps its state between runs and (a budget, breaker or rate limiter) its clock. Use
    *     {@link #policy(Function)} to build it on the simulation's clock.
    */
   public static Simulate policy(Resilience policy) {
@@ -45,11 +47,16 @@ public final class Simulate {
 
   /**
    * Measures the policy {@code factory} builds, once per run, on the simulation's clock (the
-   * argument). Use it for budgets of your own:
+   * argument). Use it for budgets of your own, and for limiters (put the policy on the clock before
+   * adding a rate limiter, which must refill from the clock its policy runs on):
    *
    * <pre>{@code
    * Simulate.policy(clock -> policy.withBudget(RetryBudget.of(0.2, 5, clock)))
+   * Simulate.policy(clock -> policy.withTimeSource(clock).withLimiter(Limiter.rate(400, 40, clock)))
    * }</pre>
+   *
+   * <p>Each run must get guards of its own: a run that is handed a live budget, breaker or limiter
+   * the factory returned before fails with an {@link IllegalArgumentException}.
    */
   public static Simulate policy(Function<? super TimeSource, Resilience> factory) {
     return new Simulate(PolicySource.of(Objects.requireNonNull(factory, "factory")));
