@@ -3,6 +3,10 @@ package dev.quell.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quell.CircuitBreaker;
+import dev.quell.Hedge;
+import dev.quell.Resilience;
+import dev.quell.RetryBudget;
 import dev.quell.cli.internal.Builtins;
 import dev.quell.cli.internal.ScenarioFile;
 import dev.quell.sim.Diagnosis;
@@ -10,10 +14,13 @@ import dev.quell.sim.NodeReport;
 import dev.quell.sim.Overload;
 import dev.quell.sim.Scenario;
 import dev.quell.sim.ScenarioResult;
+import dev.quell.sim.Load;
+import dev.quell.sim.Simulate;
 import dev.quell.sim.SimulationReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -38,6 +45,44 @@ class ScenarioFileTest {
     sameRuns(Builtins.find("reference").orElseThrow().scenario(), Scenario.reference());
     sameRuns(Builtins.find("fleet").orElseThrow().scenario(), Scenario.fleet());
     sameRuns(Builtins.find("topology").orElseThrow().scenario(), Scenario.topology());
+  }
+
+  @Test
+  void theOutageAndTailFilesMeanWhatTheJavaGuardsMean() {
+    // the outage's "both" arm: the reference policy with the breaker's defaults written out in YAML
+    dev.quell.sim.Dependency down = dev.quell.sim.Dependency.latency(Duration.ofMillis(20), Duration.ofMillis(100))
+        .capacity(400)
+        .incident(dev.quell.sim.Incident.outage().between(Duration.ofMinutes(1), Duration.ofMinutes(2)));
+    Resilience both = Scenario.referencePolicy(RetryBudget.AUTOMATIC).withName("outage")
+        .withBreaker(CircuitBreaker.Config.DEFAULT);
+    SimulationReport fromFile = Builtins.find("outage").orElseThrow().scenario().arms().get(2).simulation().run(1);
+    SimulationReport fromJava = Simulate.policy(both).against(down).under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(4)).run(1);
+    assertThat(fromFile.toJson()).isEqualTo(fromJava.toJson());
+
+    // the tail's live-p95 arm: a heavy tail and Hedge.maxExtraLoad(0.05)
+    dev.quell.sim.Dependency tailed = dev.quell.sim.Dependency.latency(Duration.ofMillis(10), Duration.ofMillis(40))
+        .tail(0.02, Duration.ofMillis(300), Duration.ofSeconds(1))
+        .capacity(400);
+    Resilience live = Resilience.DEFAULT.withName("tail").withAttempts(2).withHedge(Hedge.maxExtraLoad(0.05));
+    SimulationReport tailFile = Builtins.find("tail-at-scale").orElseThrow().scenario().arms().get(3).simulation()
+        .run(1);
+    SimulationReport tailJava = Simulate.policy(live).against(tailed).under(Load.perSecond(500))
+        .lasting(Duration.ofMinutes(5)).run(1);
+    assertThat(tailFile.toJson()).isEqualTo(tailJava.toJson());
+  }
+
+  @Test
+  void everyRunOfAFileBuildsItsOwnLimitersOnItsOwnClock() {
+    String yaml = "duration: 5s\nload: {perSecond: 100}\ndependency: {p50: 5ms, p99: 20ms}\n"
+        + "policy: {attempts: 2, limiters: [{rate: 50, burst: 5, maxWait: 20ms}, {concurrency: 3},"
+        + " {adaptive: gradient}]}\n";
+    dev.quell.sim.Simulation s = ScenarioFile.parse(yaml, "inline").scenario().arms().get(0).simulation();
+    SimulationReport first = s.run(1);
+    SimulationReport again = s.run(1);   // a second run: new limiters, so the very same numbers
+    assertThat(again.toJson()).isEqualTo(first.toJson());
+    assertThat(first.limited()).isPositive();
+    assertThat(first.entry().limiters()).startsWith("rate, burst 5, concurrency 3, adaptive, ");
   }
 
   @Test

@@ -101,7 +101,7 @@ public final class EdgeReport {
     this.availabilityBy = Collections.unmodifiableMap(byLevel);
     this.latency = latency;
 
-    // the series stays in primitive arrays (about 140 bytes a second); series() makes Second records on demand
+    // the series stays in primitive arrays (about 165 bytes a second); series() makes Second records on demand
     this.offered = e.offeredPerSecond;
     this.first = e.firstPerSecond;
     this.retried = e.retriesPerSecond;

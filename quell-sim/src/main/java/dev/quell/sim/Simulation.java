@@ -99,7 +99,7 @@ public final class Simulation {
     long attemptBound = attempts[0] >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.ceil(attempts[0]);
     long callBound = (long) Math.ceil(calls);
     // kept in the report: per-second counters of each edge and node, a latency histogram per edge
-    long retained = seconds * (edges[0] * 150L + nodes[0] * 40L) + edges[0] * 8_000L + 20_000L;
+    long retained = seconds * (edges[0] * 175L + nodes[0] * 40L) + edges[0] * 8_000L + 20_000L;
     // while it runs: the calls in flight, about a kilobyte each with their attempts, timers and futures
     double inFlight = load.rate() * Math.min(longest, duration.toNanos() + Engine.DRAIN_LIMIT) / 1e9;
     long working = Estimate.saturatedMultiply((long) Math.ceil(inFlight) + 1, 1_000.0 * Math.max(1, edges[0]))
