@@ -39,6 +39,11 @@ class CommandErrorsTest {
     return Arguments.of(name, yaml, List.of(), List.of(expected));
   }
 
+  /** GOOD with a dependency {@code tail}. */
+  private static Arguments tail(String name, String tail, String... expected) {
+    return file(name, GOOD.replace("  capacity: 400", "  capacity: 400\n  tail: " + tail), expected);
+  }
+
   /** GOOD with {@code keys} added to the first arm's policy. */
   private static Arguments policy(String name, String keys, String... expected) {
     return file(name, GOOD.replace("attempts: 3, budget: none", "attempts: 3, budget: none, " + keys), expected);
@@ -160,7 +165,8 @@ class CommandErrorsTest {
             "maxExtraLoad"),
         policy("hedge retries a word", "hedge: {after: 10ms, retries: sometimes}", "arms[0].policy.hedge.retries",
             "true or false"),
-        file("hedge with one attempt", GOOD.replace("attempts: 3, budget: none", "attempts: 1, budget: none, hedge: {after: 10ms}"),
+        file("hedge with one attempt",
+            GOOD.replace("attempts: 3, budget: none", "attempts: 1, budget: none, hedge: {after: 10ms}"),
             "arms[0].policy", "hedge"),
         policy("measured timing without its multiple", "measuredTiming: {floor: 50ms}",
             "arms[0].policy.measuredTiming.multipleOfP95 is missing"),
@@ -170,16 +176,12 @@ class CommandErrorsTest {
             "arms[0].policy.measuredTiming", "window"),
         policy("measured timing minimum samples of zero", "measuredTiming: {multipleOfP95: 3, minSamples: 0}",
             "arms[0].policy.measuredTiming.minSamples", "from 1"),
-        file("tail share of zero", GOOD.replace("  capacity: 400", "  capacity: 400\n  tail: {share: 0, p50: 1s, p99: 2s}"),
-            "dependency.tail.share", "above 0 and below 1", "was 0"),
-        file("tail share above one", GOOD.replace("  capacity: 400", "  capacity: 400\n  tail: {share: 1.5, p50: 1s, p99: 2s}"),
-            "dependency.tail.share", "was 1.5"),
-        file("tail p99 below its p50", GOOD.replace("  capacity: 400", "  capacity: 400\n  tail: {share: 0.1, p50: 1s, p99: 2ms}"),
-            "dependency.tail.p99", "at least p50"),
-        file("tail without a median", GOOD.replace("  capacity: 400", "  capacity: 400\n  tail: {share: 0.1, p99: 2s}"),
-            "dependency.tail.p50 is missing"),
-        file("tail a number", GOOD.replace("  capacity: 400", "  capacity: 400\n  tail: 0.02"),
-            "dependency.tail must be a mapping"),
+        tail("tail share of zero", "{share: 0, p50: 1s, p99: 2s}", "dependency.tail.share", "above 0 and below 1",
+            "was 0"),
+        tail("tail share above one", "{share: 1.5, p50: 1s, p99: 2s}", "dependency.tail.share", "was 1.5"),
+        tail("tail p99 below its p50", "{share: 0.1, p50: 1s, p99: 2ms}", "dependency.tail.p99", "at least p50"),
+        tail("tail without a median", "{share: 0.1, p99: 2s}", "dependency.tail.p50 is missing"),
+        tail("tail a number", "0.02", "dependency.tail must be a mapping"),
         flags("sweep of a breaker no arm has", List.of("--sweep", "breaker.window=10s,20s"), "--sweep breaker.window",
             "no arm has a breaker"),
         file("a seed named twice", GOOD + "seeds: [1, 1]\n", "seeds", "twice"),

@@ -49,7 +49,8 @@ class GuardScenariosTest {
     assertThat(budget.worstSecond()).isLessThanOrEqualTo(1.166);
 
     // recovery: the budget alone is back at once; a breaker only after its next probe and its ramp
-    assertThat(budget.timeToRecover()).hasValueSatisfying(d -> assertThat(d).isLessThanOrEqualTo(Duration.ofSeconds(5)));
+    assertThat(budget.timeToRecover())
+        .hasValueSatisfying(d -> assertThat(d).isLessThanOrEqualTo(Duration.ofSeconds(5)));
     for (SimulationReport r : new SimulationReport[] {breaker, both}) {
       assertThat(r.timeToRecover()).hasValueSatisfying(d -> assertThat(d)
           .isGreaterThanOrEqualTo(Duration.ofSeconds(5)).isLessThanOrEqualTo(BREAKER_RECOVERY_BOUND));

@@ -75,7 +75,8 @@ public final class Dependency implements Target {
             + Text.millis(p50) + " and p99 " + Text.millis(p99));
       }
       if (p99.compareTo(Simulation.MAX_DURATION) > 0) {
-        throw new IllegalArgumentException("dependency tail p99 must be at most a day (24h), was " + Text.duration(p99));
+        throw new IllegalArgumentException("dependency tail p99 must be at most a day (24h), was "
+            + Text.duration(p99));
       }
     }
 
@@ -191,7 +192,8 @@ public final class Dependency implements Target {
    * @throws IllegalArgumentException unless {@code 0 < share < 1} and {@code 0 < p50 <= p99 <= 24h}
    */
   public Dependency tail(double share, Duration p50, Duration p99) {
-    return new Dependency(name, this.p50, this.p99, capacity, overload, errorRate, incidents, new Tail(share, p50, p99));
+    return new Dependency(name, this.p50, this.p99, capacity, overload, errorRate, incidents,
+        new Tail(share, p50, p99));
   }
 
   @Override

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 final class Edge {
   private static final int REASONS = StopReason.values().length;
   private static final int LEVELS = Criticality.values().length;
-  /** The core's guarded pause after a refusal (breaker, limiter, budget): 100 ms, or less when the deadline is nearer. */
+  /** The core's guarded pause after a refusal (breaker, limiter, budget): 100 ms, less when the deadline is nearer. */
   static final long REFUSAL_PAUSE = 100_000_000L;
 
   final Engine engine;

@@ -244,7 +244,7 @@ public final class EdgeReport {
     return unsent;
   }
 
-  /** The circuit breaker this edge's policy asked: "none", or its configuration ({@code CircuitBreaker.Config[...]}). */
+  /** The circuit breaker this edge's policy asked: "none", or its configuration ({@code CircuitBreaker.Config[…]}). */
   public String breaker() {
     return breaker;
   }

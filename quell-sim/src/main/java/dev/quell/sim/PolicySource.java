@@ -48,13 +48,15 @@ final class PolicySource {
           + breaker.name() + "); a live breaker keeps its state and its clock between runs, so the simulator cannot"
           + " use it. Give the policy the breaker's configuration instead, policy.withBreaker(CircuitBreaker.Config"
           + ".DEFAULT), which each run builds afresh on its own clock, or a factory:"
-          + " Simulate.policy(clock -> policy.withBreaker(CircuitBreaker.of(\"" + breaker.name() + "\", config, clock)))");
+          + " Simulate.policy(clock -> policy.withBreaker(CircuitBreaker.of(\"" + breaker.name()
+          + "\", config, clock)))");
     }
     if (!policy.limiters().isEmpty()) {
       throw new IllegalArgumentException("policy '" + policy.name() + "' asks " + names(policy)
           + "; a limiter is live: it keeps its permits (and a rate limiter its clock) between runs, so the simulator"
           + " cannot use it. Give the simulator a factory that builds the limiters for each run, for example"
-          + " Simulate.policy(clock -> policy.withoutLimiters().withTimeSource(clock).withLimiter(Limiter.rate(50, 10, clock)))"
+          + " Simulate.policy(clock -> policy.withoutLimiters().withTimeSource(clock)"
+          + ".withLimiter(Limiter.rate(50, 10, clock)))"
           + " (the policy on the clock first, then a rate limiter refilled from it)");
     }
     return new PolicySource(clock -> policy.withTimeSource(clock), policy.toString());

@@ -182,7 +182,8 @@ public final class ScenarioResult {
       }));
     }
     rows.add(row("call latency p50 / p99 / p99.9", a -> cell(a.bands().latencyP50Millis(), Text::ms) + " / "
-        + cell(a.bands().latencyP99Millis(), Text::ms) + " / " + cell(a.bands().latencyP999Millis(), Text::ms) + " ms"));
+        + cell(a.bands().latencyP99Millis(), Text::ms) + " / " + cell(a.bands().latencyP999Millis(), Text::ms)
+        + " ms"));
     rows.add(row("calls", a -> count(a, r -> (double) r.calls())));
     rows.add(row("attempts", a -> count(a, r -> (double) r.attempts())));
     rows.add(row("retries", a -> count(a, r -> (double) r.retries())));

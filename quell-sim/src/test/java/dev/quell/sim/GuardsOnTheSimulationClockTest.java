@@ -88,7 +88,8 @@ class GuardsOnTheSimulationClockTest {
 
   @Test
   void aRateLimiterBoundsEverySecondToItsRateAndRefusesTheRestAsLimited() {
-    SimulationReport r = Simulate.policy(clock -> Resilience.NONE.withTimeSource(clock).withLimiter(Limiter.rate(100, 10, clock)))
+    SimulationReport r = Simulate.policy(clock -> Resilience.NONE.withTimeSource(clock)
+            .withLimiter(Limiter.rate(100, 10, clock)))
         .against(Dependency.latency(Duration.ofMillis(5), Duration.ofMillis(20)))
         .under(Load.perSecond(300))
         .lasting(Duration.ofSeconds(30))

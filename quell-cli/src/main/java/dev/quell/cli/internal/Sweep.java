@@ -166,8 +166,8 @@ public final class Sweep {
     if (!TOP_KEYS.contains(first)) {
       throw new ScenarioException("--sweep key " + key + " is not a scenario key: start it with one of "
           + String.join(", ", List.of("load", "dependency", "dependencies", "duration", "arms")) + ", or a policy key ("
-          + String.join(", ", List.of("attempts", "deadline", "attemptTimeout", "backoff", "budget", "breaker", "limiter",
-          "hedge", "measuredTiming")) + ")");
+          + String.join(", ", List.of("attempts", "deadline", "attemptTimeout", "backoff", "budget", "breaker",
+          "limiter", "hedge", "measuredTiming")) + ")");
     }
     Object at = tree;
     for (int i = 0; i < path.size(); i++) {
