@@ -99,7 +99,7 @@ public final class Resilience {
   final boolean unobservedOnRealClock;
   /** Nothing watches and the clock is real, but gates or measured timing need the clock: the timed fast path applies. */
   final boolean timedFastPath;
-  /** As the plainest fast path, with a fixed-delay hedge the watchdog times: the hedged fast path applies. */
+  /** As the plainest fast path, with a hedge the watchdog times (fixed, or by maxExtraLoad): the hedged fast path applies. */
   final boolean hedgedFastPath;
   /** The gates every attempt passes, in order (breaker, limiters, budget); the core adds draining and the deadline. */
   final Gate[] gates;
@@ -186,7 +186,7 @@ public final class Resilience {
     this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
     this.hedgedFastPath = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
         && !(liveBudget instanceof ConcurrentAllowance) && firstAttemptUngated && measuredTiming == null
-        && hedge != null && hedge.fixedDelayNanos() >= 0;
+        && hedge != null;
     this.backoffMax = safeMax(backoff);
     this.backoffMaxNanos = Durations.toNanosSaturated(backoffMax);
     boolean measuredHedge = hedge != null && hedge.fixedDelayNanos() < 0;

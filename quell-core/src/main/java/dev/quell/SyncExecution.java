@@ -271,6 +271,9 @@ final class SyncExecution implements Call.Driver {
   private @Nullable Resilience fastPolicy;
   private @Nullable Callable<?> fastCallable;
   private volatile Watchdog.@Nullable Slot fastSlot;
+  /** Whether the hedge delay came from the histogram, and then when the first attempt started (read exactly). */
+  private boolean fastMeasured;
+  private long fastStart;
   private volatile @Nullable AttemptRecord fastPrimary;
   /** Runs on the watchdog thread: only hands the take-over to the hedge executor. */
   private final Runnable fastHedgeDue = this::fastHedgeDue;
@@ -281,12 +284,19 @@ final class SyncExecution implements Call.Driver {
 
   private <T> @Nullable T hedgedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
     Hedge hedge = Objects.requireNonNull(policy.hedge);
+    // a hedge by maxExtraLoad reads its delay from the policy's histogram and feeds it: the only
+    // path here that reads the clock (twice, to measure the attempt), as the core would
+    boolean measured = policy.latencies != null;
+    long start = measured ? System.nanoTime() : 0;
+    long delay = measured ? policy.hedgeDelayNanos(start) : hedge.fixedDelayNanos();
     fastPolicy = policy;
     fastCallable = callable;
     fastPrimary = null;
+    fastMeasured = measured;
+    fastStart = start;
     long generation = (fastState.get() >>> 3) + 1;
     fastState.set(fast(generation, FAST_RUNNING));
-    Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, true, hedge.fixedDelayNanos(), fastHedgeDue);
+    Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, true, delay, fastHedgeDue);
     fastSlot = slot;
     T result = null;
     Throwable failure = null;
@@ -302,12 +312,17 @@ final class SyncExecution implements Call.Driver {
       if (failure == null && !timedOut) {
         verdict = Call.classify(policy.classifier(), result, null);
         if (verdict.kind() == Verdict.Kind.OK) {
+          if (measured) {
+            long end = System.nanoTime();
+            policy.recordLatency(end - start, end);
+          }
           policy.budget().deposit();
           return result;
         }
       }
-      long now = System.nanoTime();
-      long start = slot.startEstimate(now);
+      if (!measured) {
+        start = slot.startEstimate(System.nanoTime());
+      }
       reset();
       this.callable = callable;
       this.work = null;
@@ -347,7 +362,7 @@ final class SyncExecution implements Call.Driver {
     Resilience p = Objects.requireNonNull(fastPolicy);
     Watchdog.Slot s = fastSlot;
     long now = System.nanoTime();
-    long start = s == null ? now : s.startEstimate(now);
+    long start = fastMeasured ? fastStart : s == null ? now : s.startEstimate(now);
     reset();
     this.callable = fastCallable;
     this.work = null;

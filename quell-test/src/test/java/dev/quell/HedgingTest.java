@@ -267,6 +267,39 @@ class HedgingTest {
   }
 
   @Test
+  @Timeout(60)
+  void onTheHedgedFastPathAMeasuredHedgeLearnsFromEverySuccessAndFiresAtItsLiveDelay() throws Exception {
+    Thread caller = Thread.currentThread();
+    // nothing listens, so the hedged fast path runs these calls; quick successes must still feed
+    // the histogram the delay is read from, or the delay would stay at its 10 s starting value
+    // the delay before enough samples is the attempt timeout, which here is the whole deadline: a
+    // call can only be answered by a hedge if the delay has come down to what was measured
+    Resilience p = hedged(Hedge.maxExtraLoad(0.05).withFloor(Duration.ofMillis(5)))
+        .withAttemptTimeout(Duration.ofSeconds(1))
+        .withDeadline(Duration.ofSeconds(1));
+    int calls = 0;
+    long since = System.nanoTime();
+    // calls read the live delay as the histogram last worked it out, at most 100 ms ago: keep calling past that
+    while (calls < 200 || System.nanoTime() - since < 150_000_000L) {
+      assertThat(p.execute(() -> "quick")).isEqualTo("quick");
+      calls++;
+    }
+    MeasuredTiming.Stats stats = p.timing().orElseThrow();
+    assertThat(stats.samples()).as("every success measured").isEqualTo(calls);
+    assertThat(stats.hedgeDelay()).as("quick answers: the delay is down at its floor").hasValue(Duration.ofMillis(5));
+
+    String value = p.execute(() -> {
+      if (Thread.currentThread() == caller) {
+        new CountDownLatch(1).await(); // hangs: only a hedge sent before the deadline answers
+      }
+      return "hedge";
+    });
+    assertThat(value).isEqualTo("hedge");
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    assertThat(p.timing().orElseThrow().samples()).as("the winning hedge measured too").isEqualTo(calls + 1L);
+  }
+
+  @Test
   @Timeout(120)
   void racesBetweenAnAnswerAndItsHedgeEndEveryCallOnceAndLeakNoInterrupt() throws Exception {
     Thread caller = Thread.currentThread();
