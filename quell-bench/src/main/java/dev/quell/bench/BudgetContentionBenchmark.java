@@ -117,26 +117,26 @@ public class BudgetContentionBenchmark {
 
   @Benchmark
   @Threads(2)
-  public void depositBudget(Shared shared) {
+  public void depositBudget(Shared shared, CpuClock cpu) {
     shared.healthy.deposit();
   }
 
   @Benchmark
   @Threads(2)
-  public void depositLongAdder(Shared shared) {
+  public void depositLongAdder(Shared shared, CpuClock cpu) {
     shared.adder.increment();
   }
 
   @Benchmark
   @Threads(2)
-  public long depositAtomicLong(Shared shared) {
+  public long depositAtomicLong(Shared shared, CpuClock cpu) {
     return shared.atomic.incrementAndGet();
   }
 
   /** The capped deposit on a full balance: a read and no write, the budget's own trick. */
   @Benchmark
   @Threads(2)
-  public void depositAtomicLongCapped(Shared shared) {
+  public void depositAtomicLongCapped(Shared shared, CpuClock cpu) {
     deposit(shared.full);
   }
 
@@ -144,7 +144,7 @@ public class BudgetContentionBenchmark {
 
   @Benchmark
   @Threads(2)
-  public boolean spendAndDepositBudget(Shared shared) {
+  public boolean spendAndDepositBudget(Shared shared, CpuClock cpu) {
     boolean funded = shared.fundsEveryRetry.trySpend();
     shared.fundsEveryRetry.deposit();
     return funded;
@@ -152,14 +152,14 @@ public class BudgetContentionBenchmark {
 
   @Benchmark
   @Threads(2)
-  public void spendAndDepositLongAdder(Shared shared) {
+  public void spendAndDepositLongAdder(Shared shared, CpuClock cpu) {
     shared.adder.decrement();
     shared.adder.increment();
   }
 
   @Benchmark
   @Threads(2)
-  public boolean spendAndDepositAtomicLong(Shared shared) {
+  public boolean spendAndDepositAtomicLong(Shared shared, CpuClock cpu) {
     boolean funded = spend(shared.atomic);
     deposit(shared.atomic);
     return funded;
@@ -170,42 +170,42 @@ public class BudgetContentionBenchmark {
   @Benchmark
   @Group("mixedBudget")
   @GroupThreads(1)
-  public void mixedBudgetDeposit(Mixed mixed) {
+  public void mixedBudgetDeposit(Mixed mixed, CpuClock cpu) {
     mixed.budget.deposit();
   }
 
   @Benchmark
   @Group("mixedBudget")
   @GroupThreads(1)
-  public boolean mixedBudgetSpend(Mixed mixed, Spends spends) {
+  public boolean mixedBudgetSpend(Mixed mixed, Spends spends, CpuClock cpu) {
     return spends.count(mixed.budget.trySpend());
   }
 
   @Benchmark
   @Group("mixedLongAdder")
   @GroupThreads(1)
-  public void mixedLongAdderDeposit(Mixed mixed) {
+  public void mixedLongAdderDeposit(Mixed mixed, CpuClock cpu) {
     mixed.adder.increment();
   }
 
   @Benchmark
   @Group("mixedLongAdder")
   @GroupThreads(1)
-  public void mixedLongAdderSpend(Mixed mixed) {
+  public void mixedLongAdderSpend(Mixed mixed, CpuClock cpu) {
     mixed.adder.decrement();
   }
 
   @Benchmark
   @Group("mixedAtomicLong")
   @GroupThreads(1)
-  public void mixedAtomicLongDeposit(Mixed mixed) {
+  public void mixedAtomicLongDeposit(Mixed mixed, CpuClock cpu) {
     deposit(mixed.atomic);
   }
 
   @Benchmark
   @Group("mixedAtomicLong")
   @GroupThreads(1)
-  public boolean mixedAtomicLongSpend(Mixed mixed, Spends spends) {
+  public boolean mixedAtomicLongSpend(Mixed mixed, Spends spends, CpuClock cpu) {
     return spends.count(spend(mixed.atomic));
   }
 

@@ -99,22 +99,22 @@ public class HedgeBenchmark {
 
   /** One read of the monotonic clock, for scale. */
   @Benchmark
-  public long clockRead() {
+  public long clockRead(CpuClock cpu) {
     return System.nanoTime();
   }
 
   @Benchmark
-  public @Nullable String successDefault(Policies policies, Work work) throws Exception {
+  public @Nullable String successDefault(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.unhedged.execute(work.success);
   }
 
   @Benchmark
-  public @Nullable String successHedgeAfter(Policies policies, Work work) throws Exception {
+  public @Nullable String successHedgeAfter(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.hedgedAfter.execute(work.success);
   }
 
   @Benchmark
-  public @Nullable String successHedgeMaxExtraLoad(Policies policies, Work work) throws Exception {
+  public @Nullable String successHedgeMaxExtraLoad(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.hedgedMaxExtraLoad.execute(work.success);
   }
 }

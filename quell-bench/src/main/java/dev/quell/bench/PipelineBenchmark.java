@@ -213,63 +213,63 @@ public class PipelineBenchmark {
 
   /** One read of the monotonic clock. */
   @Benchmark
-  public long clockRead() {
+  public long clockRead(CpuClock cpu) {
     return System.nanoTime();
   }
 
   // ------------------------------------------------------------------ item 1: breaker and limit on the success path
 
   @Benchmark
-  public @Nullable String successQuellDefault(Policies policies, Work work) throws Exception {
+  public @Nullable String successQuellDefault(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.quellDefault.execute(work.success);
   }
 
   @Benchmark
-  public @Nullable String successQuellBreakerAndLimit(Policies policies, Work work) throws Exception {
+  public @Nullable String successQuellBreakerAndLimit(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.quellBreakerAndLimit.execute(work.success);
   }
 
   @Benchmark
-  public String successResilience4jRetry(Policies policies, Work work) throws Exception {
+  public String successResilience4jRetry(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.resilience4jRetry.executeCallable(work.success);
   }
 
   // ------------------------------------------------------------------ item 2: the pipeline, success
 
   @Benchmark
-  public @Nullable String pipelineSuccessQuell(Policies policies, Work work) throws Exception {
+  public @Nullable String pipelineSuccessQuell(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.quellPipeline.execute(work.success);
   }
 
   @Benchmark
-  public String pipelineSuccessResilience4j(Decorated decorated) throws Exception {
+  public String pipelineSuccessResilience4j(Decorated decorated, CpuClock cpu) throws Exception {
     return decorated.success.call();
   }
 
   @Benchmark
-  public String pipelineSuccessResilience4jDecoratedPerCall(Policies policies, Work work) throws Exception {
+  public String pipelineSuccessResilience4jDecoratedPerCall(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.resilience4jPipeline.decorate(work.success).call();
   }
 
   @Benchmark
-  public String pipelineSuccessFailsafe(Policies policies, Work work) {
+  public String pipelineSuccessFailsafe(Policies policies, Work work, CpuClock cpu) {
     return policies.failsafePipeline.executor.get(work.successSupplier);
   }
 
   // ------------------------------------------------------------------ item 2: the pipeline, fail once
 
   @Benchmark
-  public @Nullable String pipelineFailOnceQuell(Policies policies, Work work) throws Exception {
+  public @Nullable String pipelineFailOnceQuell(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.quellPipelineFailOnce.execute(work.failOnce);
   }
 
   @Benchmark
-  public String pipelineFailOnceResilience4j(Decorated decorated) throws Exception {
+  public String pipelineFailOnceResilience4j(Decorated decorated, CpuClock cpu) throws Exception {
     return decorated.failOnce.call();
   }
 
   @Benchmark
-  public String pipelineFailOnceFailsafe(Policies policies, Work work) {
+  public String pipelineFailOnceFailsafe(Policies policies, Work work, CpuClock cpu) {
     return policies.failsafePipelineFailOnce.executor.get(work.failOnceSupplier);
   }
 }

@@ -135,29 +135,29 @@ public class RetryOverheadBenchmark {
 
   /** One read of the monotonic clock: what Quell keeps off the success path (see {@code docs/benchmarks.md}). */
   @Benchmark
-  public long clockRead() {
+  public long clockRead(CpuClock cpu) {
     return System.nanoTime();
   }
 
   // ------------------------------------------------------------------ success path
 
   @Benchmark
-  public String successDirect(Work work) {
+  public String successDirect(Work work, CpuClock cpu) {
     return work.succeed();
   }
 
   @Benchmark
-  public @Nullable String successQuell(Policies policies, Work work) throws Exception {
+  public @Nullable String successQuell(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.quell.execute(work.success);
   }
 
   @Benchmark
-  public String successResilience4j(Policies policies, Work work) throws Exception {
+  public String successResilience4j(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.resilience4j.executeCallable(work.success);
   }
 
   @Benchmark
-  public String successFailsafe(Policies policies, Work work) {
+  public String successFailsafe(Policies policies, Work work, CpuClock cpu) {
     return policies.failsafe.get(work.successSupplier);
   }
 
@@ -165,7 +165,7 @@ public class RetryOverheadBenchmark {
 
   /** The baseline: a hand-written single retry. */
   @Benchmark
-  public String failOnceDirect(Work work) throws IOException {
+  public String failOnceDirect(Work work, CpuClock cpu) throws IOException {
     try {
       return work.failOnce();
     } catch (IOException first) {
@@ -174,17 +174,17 @@ public class RetryOverheadBenchmark {
   }
 
   @Benchmark
-  public @Nullable String failOnceQuell(Policies policies, Work work) throws Exception {
+  public @Nullable String failOnceQuell(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.quellFailOnce.execute(work.failOnce);
   }
 
   @Benchmark
-  public String failOnceResilience4j(Policies policies, Work work) throws Exception {
+  public String failOnceResilience4j(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.resilience4jFailOnce.executeCallable(work.failOnce);
   }
 
   @Benchmark
-  public String failOnceFailsafe(Policies policies, Work work) {
+  public String failOnceFailsafe(Policies policies, Work work, CpuClock cpu) {
     return policies.failsafeFailOnce.get(work.failOnceSupplier);
   }
 

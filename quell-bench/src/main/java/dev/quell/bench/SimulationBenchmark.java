@@ -111,7 +111,7 @@ public class SimulationBenchmark {
    */
   @Benchmark
   @OperationsPerInvocation(CALLS)
-  public int coreAsyncPathOnly(CoreOnly state) {
+  public int coreAsyncPathOnly(CoreOnly state, CpuClock cpu) {
     int succeeded = 0;
     for (int i = 0; i < CALLS; i++) {
       CompletableFuture<Outcome<Object>> outcome = state.policy.runAsync(attempt -> state.answered);
@@ -125,7 +125,7 @@ public class SimulationBenchmark {
 
   /** Runs one arm of the reference scenario with a fresh seed. */
   @Benchmark
-  public SimulationReport referenceArm(Arm arm, Simulated simulated) {
+  public SimulationReport referenceArm(Arm arm, Simulated simulated, CpuClock cpu) {
     SimulationReport report = arm.simulation.run(++arm.seed);
     simulated.attempts += report.attempts();
     simulated.calls += report.calls();

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * its balance within [0, capacity].
  */
 class BudgetContentionBenchmarkTest {
+  private final CpuClock cpu = new CpuClock();
   private final BudgetContentionBenchmark benchmark = new BudgetContentionBenchmark();
   private BudgetContentionBenchmark.Shared shared;
   private BudgetContentionBenchmark.Mixed mixed;
@@ -30,10 +31,10 @@ class BudgetContentionBenchmarkTest {
   void depositsLeaveAHealthyBudgetFullAndCountOnTheCounters() {
     double capacity = shared.healthy.capacity();
     for (int i = 0; i < 100; i++) {
-      benchmark.depositBudget(shared);
-      benchmark.depositLongAdder(shared);
-      benchmark.depositAtomicLong(shared);
-      benchmark.depositAtomicLongCapped(shared);
+      benchmark.depositBudget(shared, cpu);
+      benchmark.depositLongAdder(shared, cpu);
+      benchmark.depositAtomicLong(shared, cpu);
+      benchmark.depositAtomicLongCapped(shared, cpu);
     }
     assertThat(shared.healthy.tokens()).isEqualTo(capacity);
     assertThat(shared.adder.sum()).isEqualTo(100);
@@ -54,13 +55,13 @@ class BudgetContentionBenchmarkTest {
         return;
       }
       for (int i = 0; i < perThread; i++) {
-        if (!benchmark.spendAndDepositBudget(shared)) {
+        if (!benchmark.spendAndDepositBudget(shared, cpu)) {
           unfunded.incrementAndGet();
         }
-        if (!benchmark.spendAndDepositAtomicLong(shared)) {
+        if (!benchmark.spendAndDepositAtomicLong(shared, cpu)) {
           unfunded.incrementAndGet();
         }
-        benchmark.spendAndDepositLongAdder(shared);
+        benchmark.spendAndDepositLongAdder(shared, cpu);
       }
     };
     Thread a = new Thread(loop);
@@ -83,29 +84,29 @@ class BudgetContentionBenchmarkTest {
     spends.clear();
     // the default budget holds 30 tokens: 30 spends are funded, the next is refused ...
     for (int i = 0; i < 31; i++) {
-      benchmark.mixedBudgetSpend(mixed, spends);
+      benchmark.mixedBudgetSpend(mixed, spends, cpu);
     }
     assertThat(spends.funded).isEqualTo(30);
     assertThat(spends.refused).isEqualTo(1);
     // ... until ten deposits of a tenth each fund one more
     for (int i = 0; i < 10; i++) {
-      benchmark.mixedBudgetDeposit(mixed);
+      benchmark.mixedBudgetDeposit(mixed, cpu);
     }
-    assertThat(benchmark.mixedBudgetSpend(mixed, spends)).isTrue();
+    assertThat(benchmark.mixedBudgetSpend(mixed, spends, cpu)).isTrue();
 
     for (int i = 0; i < 10; i++) {
-      benchmark.mixedLongAdderDeposit(mixed);
-      benchmark.mixedLongAdderSpend(mixed);
+      benchmark.mixedLongAdderDeposit(mixed, cpu);
+      benchmark.mixedLongAdderSpend(mixed, cpu);
     }
     assertThat(mixed.adder.sum()).isZero();
 
     spends.clear();
     for (long i = 0; i < BudgetContentionBenchmark.CAPACITY + 1; i++) {
-      benchmark.mixedAtomicLongSpend(mixed, spends);
+      benchmark.mixedAtomicLongSpend(mixed, spends, cpu);
     }
     assertThat(spends.funded).isEqualTo(BudgetContentionBenchmark.CAPACITY);
     assertThat(spends.refused).isEqualTo(1);
-    benchmark.mixedAtomicLongDeposit(mixed);
+    benchmark.mixedAtomicLongDeposit(mixed, cpu);
     assertThat(mixed.atomic.get()).isEqualTo(1);
   }
 }

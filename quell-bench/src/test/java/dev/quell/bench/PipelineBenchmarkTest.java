@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * benchmark cannot quietly measure a refusal.
  */
 class PipelineBenchmarkTest {
+  private final CpuClock cpu = new CpuClock();
   private final PipelineBenchmark benchmark = new PipelineBenchmark();
   private PipelineBenchmark.Policies policies;
   private Work work;
@@ -33,16 +34,16 @@ class PipelineBenchmarkTest {
   @Test
   void successPathsReturnTheValueInEveryLibrary() throws Exception {
     for (int i = 0; i < 3; i++) {
-      assertThat(benchmark.successQuellDefault(policies, work)).isEqualTo("ok");
-      assertThat(benchmark.successQuellBreakerAndLimit(policies, work)).isEqualTo("ok");
-      assertThat(benchmark.successResilience4jRetry(policies, work)).isEqualTo("ok");
-      assertThat(benchmark.pipelineSuccessQuell(policies, work)).isEqualTo("ok");
-      assertThat(benchmark.pipelineSuccessResilience4j(decorated)).isEqualTo("ok");
-      assertThat(benchmark.pipelineSuccessResilience4jDecoratedPerCall(policies, work)).isEqualTo("ok");
-      assertThat(benchmark.pipelineSuccessFailsafe(policies, work)).isEqualTo("ok");
+      assertThat(benchmark.successQuellDefault(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.successQuellBreakerAndLimit(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.successResilience4jRetry(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.pipelineSuccessQuell(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.pipelineSuccessResilience4j(decorated, cpu)).isEqualTo("ok");
+      assertThat(benchmark.pipelineSuccessResilience4jDecoratedPerCall(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.pipelineSuccessFailsafe(policies, work, cpu)).isEqualTo("ok");
     }
-    long first = benchmark.clockRead();
-    assertThat(benchmark.clockRead()).isGreaterThanOrEqualTo(first);
+    long first = benchmark.clockRead(cpu);
+    assertThat(benchmark.clockRead(cpu)).isGreaterThanOrEqualTo(first);
   }
 
   @Test
@@ -58,10 +59,10 @@ class PipelineBenchmarkTest {
   @Test
   void everySuccessPassesEveryGateAndGivesItsPermitsBack() throws Exception {
     for (int i = 0; i < 1_000; i++) {
-      benchmark.successQuellBreakerAndLimit(policies, work);
-      benchmark.pipelineSuccessQuell(policies, work);
-      benchmark.pipelineSuccessResilience4j(decorated);
-      benchmark.pipelineSuccessFailsafe(policies, work);
+      benchmark.successQuellBreakerAndLimit(policies, work, cpu);
+      benchmark.pipelineSuccessQuell(policies, work, cpu);
+      benchmark.pipelineSuccessResilience4j(decorated, cpu);
+      benchmark.pipelineSuccessFailsafe(policies, work, cpu);
     }
     assertThat(policies.quellBreakerAndLimit.breaker().orElseThrow().metrics().calls()).isEqualTo(1_000);
     assertThat(policies.quellBreakerAndLimit.limiters().get(0).inFlight()).isZero();
@@ -77,11 +78,11 @@ class PipelineBenchmarkTest {
   void failOnceRetriesOnceInEveryLibraryAndNoBreakerOpensNorLimiterRefuses() throws Exception {
     int calls = 1_000;
     for (int i = 0; i < calls; i++) {
-      assertThat(benchmark.pipelineFailOnceQuell(policies, work)).isEqualTo("ok");
+      assertThat(benchmark.pipelineFailOnceQuell(policies, work, cpu)).isEqualTo("ok");
       assertThat(work.failed).as("the retry succeeded and reset the flag").isFalse();
-      assertThat(benchmark.pipelineFailOnceResilience4j(decorated)).isEqualTo("ok");
+      assertThat(benchmark.pipelineFailOnceResilience4j(decorated, cpu)).isEqualTo("ok");
       assertThat(work.failed).isFalse();
-      assertThat(benchmark.pipelineFailOnceFailsafe(policies, work)).isEqualTo("ok");
+      assertThat(benchmark.pipelineFailOnceFailsafe(policies, work, cpu)).isEqualTo("ok");
       assertThat(work.failed).isFalse();
     }
     // Quell: two attempts a call, half of them failed, nothing refused, the budget still full

@@ -14,7 +14,7 @@ class SimulationBenchmarkTest {
       SimulationBenchmark.CoreOnly state = new SimulationBenchmark.CoreOnly();
       state.arm = arm;
       state.setUp();
-      assertThat(bench.coreAsyncPathOnly(state)).isEqualTo(SimulationBenchmark.CALLS);
+      assertThat(bench.coreAsyncPathOnly(state, new CpuClock())).isEqualTo(SimulationBenchmark.CALLS);
       assertThat(state.clock.pending()).isZero();
       assertThat(state.clock.eventsRun()).isZero();
     }
@@ -27,7 +27,7 @@ class SimulationBenchmarkTest {
     arm.arm = "budget on";
     arm.setUp();
     SimulationBenchmark.Simulated simulated = new SimulationBenchmark.Simulated();
-    bench.referenceArm(arm, simulated);
+    bench.referenceArm(arm, simulated, new CpuClock());
     assertThat(simulated.calls).isBetween(145_000L, 155_000L);
     assertThat(simulated.attempts).isGreaterThanOrEqualTo(simulated.calls);
   }
