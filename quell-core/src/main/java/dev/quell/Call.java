@@ -160,6 +160,7 @@ class Call {
 
   /** Prepares this (possibly reused) call object for a new call. Not thread-safe: before {@link #start}. */
   Call init(Resilience policy, long now, @Nullable ResilienceContext ambient, Driver driver) {
+    this.initialised = true;
     this.policy = policy;
     this.time = policy.timeSource();
     this.budget = policy.budget();
@@ -223,6 +224,10 @@ class Call {
 
   /** Drops references to user objects so that a pooled call object keeps no policy, budget or result alive. */
   void clear() {
+    if (!initialised) {
+      return; // never set up since the last clear (a fast path answered): nothing to let go of
+    }
+    initialised = false;
     policy = Resilience.NONE;
     time = SystemTime.INSTANCE;
     budget = RetryBudget.NONE;
@@ -236,6 +241,9 @@ class Call {
       records[i].handle = null;
     }
   }
+
+  /** Set by {@link #init}, so that {@link #clear} skips a call no fast path set up. */
+  private boolean initialised;
 
   private static final Gate[] NO_GATES = {};
   private static final CallObserver[] NO_OBSERVERS = {};
