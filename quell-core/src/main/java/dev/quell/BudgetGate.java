@@ -27,6 +27,11 @@ final class BudgetGate extends Gate {
   }
 
   @Override
+  boolean needsEndTime() {
+    return false;
+  }
+
+  @Override
   void release(AttemptRecord attempt, int index, int how, long now) {
     budget.additionalEnded();
   }

@@ -341,6 +341,14 @@ public final class CircuitBreaker {
     }
 
     @Override
+    boolean needsEndTime() {
+      // only a slow-call threshold needs the attempt's length; without one, a success counts in
+      // the window at its start (at most an attempt timeout early, against a window of seconds),
+      // and a successful probe starts the ramp as early
+      return slowNanos != Long.MAX_VALUE;
+    }
+
+    @Override
     void release(AttemptRecord attempt, int index, int how, long now) {
       long[] marks = attempt.marks;
       if (marks == null || index < 0 || index >= marks.length) {

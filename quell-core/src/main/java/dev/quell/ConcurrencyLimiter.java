@@ -232,6 +232,11 @@ final class ConcurrencyLimiter extends Limiter {
     }
 
     @Override
+    boolean needsEndTime() {
+      return false; // a permit is a permit, however long it was held
+    }
+
+    @Override
     void release(AttemptRecord attempt, int index, int how, long now) {
       Runnable granted = releasePermit();
       if (granted != null) {

@@ -61,6 +61,15 @@ abstract class Gate {
    */
   abstract void release(AttemptRecord attempt, int index, int how, long now);
 
+  /**
+   * Whether {@link #release} needs the time the attempt ended, as distinct from when it started
+   * (a latency, a slow-call threshold). When no gate does and nothing measures latency, the
+   * synchronous fast path releases a successful attempt at its start time and saves a clock read.
+   */
+  boolean needsEndTime() {
+    return true;
+  }
+
   /** The longest an attempt refused by this gate may wait for a permit; 0 when it never waits. */
   long maxWaitNanos() {
     return 0;

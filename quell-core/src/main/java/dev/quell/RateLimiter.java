@@ -171,6 +171,11 @@ final class RateLimiter extends Limiter {
     }
 
     @Override
+    boolean needsEndTime() {
+      return false; // a release only gives back what was not used
+    }
+
+    @Override
     void release(AttemptRecord attempt, int index, int how, long now) {
       inFlight.decrement();
       long[] marks = attempt.marks;

@@ -99,6 +99,8 @@ public final class Resilience {
   final boolean unobservedOnRealClock;
   /** Nothing watches and the clock is real, but gates or measured timing need the clock: the timed fast path applies. */
   final boolean timedFastPath;
+  /** Whether the timed fast path must read the clock when an attempt ends (latency measured, or a gate needs it). */
+  final boolean fastEndTime;
   /** As the plainest fast path, with a hedge the watchdog times (fixed, or by maxExtraLoad): the hedged fast path applies. */
   final boolean hedgedFastPath;
   /** The gates every attempt passes, in order (breaker, limiters, budget); the core adds draining and the deadline. */
@@ -198,6 +200,7 @@ public final class Resilience {
     if (measuredHedge && latencies != null) {
       latencies.cacheQuantile(hedge.quantile());
     }
+    this.fastEndTime = latencies != null || needsEndTime(gates);
   }
 
   /**
@@ -232,6 +235,15 @@ public final class Resilience {
   }
 
   /** True when no gate can make an attempt wait for a permit (those are left to the core). */
+  private static boolean needsEndTime(Gate[] gates) {
+    for (Gate g : gates) {
+      if (g.needsEndTime()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean noWaits(Gate[] gates) {
     for (Gate g : gates) {
       if (g.maxWaitNanos() > 0) {
@@ -334,9 +346,11 @@ public final class Resilience {
     this.hedge = null;
     this.latencies = base.latencies;
     this.minSamples = base.minSamples;
+    this.fastEndTime = base.fastEndTime;
     boolean fastEligible = eventListeners.isEmpty() && observers.length == 0 && timeSource == SystemTime.INSTANCE
         && !(liveBudget instanceof ConcurrentAllowance);
-    this.unobservedOnRealClock = fastEligible && firstAttemptUngated && measuredTiming == null;
+    // (a measured hedge's histogram stays: the timed fast path feeds it, the plainest would not)
+    this.unobservedOnRealClock = fastEligible && firstAttemptUngated && latencies == null;
     this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
     this.hedgedFastPath = false; // (it never hedges)
     this.once = this;

@@ -197,8 +197,8 @@ final class SyncExecution implements Call.Driver {
 
   /**
    * The first attempt of a call whose gates (breaker, limiters) or measured timing need the clock,
-   * when nothing listens: the same gates asked in the same order, the same attempt ceiling, two
-   * clock reads and no allocation; only an attempt that does not come back OK sets up the call,
+   * when nothing listens: the same gates asked in the same order, the same attempt ceiling, one
+   * clock read (two when latency is measured or a gate needs the end time) and no allocation; only an attempt that does not come back OK sets up the call,
    * with the verdict reached and the permits held. A gate's refusal is handed to the core, which
    * ends the call as it ends any refused first attempt. (Gates that can make an attempt wait are
    * left to the core.)
@@ -234,7 +234,9 @@ final class SyncExecution implements Call.Driver {
       failure = t;
     }
     boolean timedOut = slot.disarm() && failure != null;
-    long end = System.nanoTime();
+    // the end time, when a success needs one (a latency, a slow-call threshold); otherwise the
+    // gates are released at the start time and the call reads the clock once
+    long end = policy.fastEndTime ? System.nanoTime() : start;
     Verdict verdict = null;
     if (failure == null && !timedOut) {
       verdict = Call.classify(policy.classifier(), result, null);

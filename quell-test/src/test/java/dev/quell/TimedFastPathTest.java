@@ -82,6 +82,41 @@ class TimedFastPathTest {
   }
 
   @Test
+  void withOnlyABreakerAndABulkheadSuccessesAreCountedAndEveryPermitComesBack() throws Exception {
+    // neither needs an attempt's end time: the path reads the clock once and releases at the start
+    CircuitBreaker counted = CircuitBreaker.of("counted", CircuitBreaker.Config.DEFAULT);
+    Limiter two = Limiter.concurrency(2);
+    Resilience p = Resilience.DEFAULT.withBreaker(counted).withLimiter(two);
+    for (int i = 0; i < 25; i++) {
+      assertThat(p.execute(() -> "ok")).isEqualTo("ok");
+    }
+    assertThat(counted.metrics().calls()).isEqualTo(25);
+    assertThat(counted.metrics().failedCalls()).isZero();
+    assertThat(counted.metrics().slowCalls()).isZero();
+    assertThat(two.inFlight()).isZero();
+  }
+
+  @Test
+  void aSlowCallThresholdStillMeasuresEachAttemptOnTheTimedPath() throws Exception {
+    // a slow-call threshold needs each attempt's length, so the end time is read after all:
+    // each attempt below runs at least 2 ms (a lower bound, whatever the machine), past the 1 ms threshold
+    CircuitBreaker slow = CircuitBreaker.of("slow", CircuitBreaker.Config.DEFAULT
+        .withSlowCalls(Duration.ofMillis(1), 0.5).withMinimumCalls(5));
+    Resilience p = Resilience.DEFAULT.withBreaker(slow).withLimiter(Limiter.concurrency(2));
+    for (int i = 0; i < 5; i++) {
+      p.execute(() -> {
+        long until = System.nanoTime() + 2_000_000L;
+        while (System.nanoTime() - until < 0) {
+          Thread.onSpinWait();
+        }
+        return "slow";
+      });
+    }
+    assertThat(slow.metrics().slowCalls()).as("every attempt measured as slow").isEqualTo(5);
+    assertThat(slow.state()).isEqualTo(CircuitBreaker.State.OPEN);
+  }
+
+  @Test
   void theSuccessPathWithABreakerAndABulkheadAllocatesNothing() throws Exception {
     Resilience p = Resilience.DEFAULT.withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.concurrency(64));
     java.util.concurrent.Callable<String> ok = () -> "ok";
