@@ -156,6 +156,16 @@ final class ConcurrentAllowance extends RetryBudget {
     return allowance(callsOf(state.get()));
   }
 
+  /** The share of calls in flight, for {@link Resilience#explain()}. */
+  double percent() {
+    return percent;
+  }
+
+  /** The retries and hedges always allowed in flight, for {@link Resilience#explain()}. */
+  int minimum() {
+    return minimum;
+  }
+
   /** Calls in flight, for tests. */
   int callsInFlight() {
     return callsOf(state.get());

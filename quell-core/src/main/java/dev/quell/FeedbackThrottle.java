@@ -101,6 +101,11 @@ final class FeedbackThrottle extends RetryBudget {
     return maxMilli / (double) MILLI;
   }
 
+  /** What each success adds, as truncated to thousandths; for {@link Resilience#explain()}. */
+  double tokenRatio() {
+    return ratioMilli / (double) MILLI;
+  }
+
   /** The balance in thousandths of a token, for exact tests. */
   int milliTokens() {
     return balance.get();

@@ -132,6 +132,11 @@ final class RateLimiter extends Limiter {
     return intervalNanos;
   }
 
+  /** The sustained rate, for {@link Resilience#explain()}. */
+  double perSecond() {
+    return perSecond;
+  }
+
   @Override
   Gate gate() {
     return gate;

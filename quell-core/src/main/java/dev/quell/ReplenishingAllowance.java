@@ -103,6 +103,11 @@ final class ReplenishingAllowance extends RetryBudget {
     return maxTokens;
   }
 
+  /** The window, for {@link Resilience#explain()}. */
+  Duration period() {
+    return Duration.ofNanos(periodNanos);
+  }
+
   private void roll() {
     long current = Math.max(0, (time.nanoTime() - origin) / periodNanos);
     if (current > window) {

@@ -733,6 +733,23 @@ public final class Resilience {
     CompletionStage<T> start(Attempt attempt);
   }
 
+  /**
+   * This policy's worst case, in plain words: how many attempts a call makes and how long each may
+   * run, the waits between them, where the deadline cuts, the budget, breaker, limiters and hedging
+   * in force and the order they are asked in — and the bottom line: the most time one call can cost
+   * its caller and the most attempts it can put on the dependency, with the bound the budget sets
+   * across calls.
+   *
+   * <p>The figures follow the rules the calls themselves follow and are attained, not estimated:
+   * the worst time is that of a call whose every attempt runs until it times out, with every wait
+   * where it does the most harm (measured timing is taken at its loosest, the configured attempt
+   * timeout). A few lines of plain text, the same for the same configuration; live state (the
+   * budget's balance, the breaker's state, measured latencies) is not shown. Thread-safe.
+   */
+  public String explain() {
+    return Explanation.of(this);
+  }
+
   // ---------------------------------------------------------------- identity
 
   @Override

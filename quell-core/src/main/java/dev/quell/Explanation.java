@@ -1,0 +1,1099 @@
+package dev.quell;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link Resilience#explain()}: a policy's worst case in plain words, computed from the same rules
+ * the core ({@link Call}) applies, not from a formula beside them.
+ *
+ * <p>The worst case of one call is found over every choice the core leaves open: where each jittered
+ * wait falls in its range, how long each limiter makes an attempt wait, whether a gate refuses, and —
+ * for a hedging policy — whether its first hedge is sent or suppressed. Every attempt is taken to
+ * run until its ceiling (the configured attempt timeout: measured timing only ever tightens it) and
+ * to be judged as the policy's classifier judges a timeout. The search keeps, for each attempt, the
+ * interval of instants at which it can be admitted and start; sums of intervals are intervals, so
+ * the search is exact and small. Among the paths that reach the longest time, the one with the most
+ * attempts is described, and one path that attains it is kept ({@link Path}) so tests can replay it.
+ *
+ * <p>Separately: the most attempts one call can make (every attempt failing at once, every wait at
+ * its shortest), and what the budget bounds across calls.
+ */
+final class Explanation {
+  static final long NONE = Long.MAX_VALUE;
+  static final long PAUSE = Call.REJECTION_PAUSE_NANOS;
+
+  private final Resilience policy;
+  final int attempts;
+  /** The deadline in nanoseconds, NONE for none. */
+  final long deadline;
+  /** The longest an attempt runs: the configured attempt timeout, NONE for none. */
+  final long ceiling;
+  /** How the classifier judges an attempt that timed out. */
+  final Verdict timeoutVerdict;
+  /** Waits before retry number r (attempts so far), for the timeout verdict: lo[r] = -1 when the backoff fails. */
+  final long[] lo;
+  final long[] hi;
+  /** False when the waits of a custom backoff could not be told exactly (then 0 to its max). */
+  final boolean exactWaits;
+  /** The longest limiters make an attempt wait before it starts, and the longest an attempt queues before a refusal. */
+  final long gateWait;
+  final long queueWait;
+  /** A breaker or a limiter may refuse any attempt. */
+  final boolean gateRefuses;
+  final boolean budgetBounded;
+  final @Nullable Hedge hedge;
+  /** The hedge delay of the worst case: the fixed one, or the measured one before the window has samples. */
+  final long hedgeDelay;
+  /** Whether a hedging call can go on as a plain retrying one: its first hedge not sent, or a SHEDDABLE call. */
+  final boolean sequentialReachable;
+
+  /** The worst case when every attempt times out: hedged (or the only path), and the plain retrying path. */
+  final Path worst;
+  final @Nullable Path hedged;
+  final @Nullable Path sequential;
+  final int mostAttempts;
+
+  Explanation(Resilience p) {
+    this.policy = p;
+    this.attempts = p.attempts();
+    this.deadline = p.deadlineNanos;
+    this.ceiling = p.attemptTimeoutNanos;
+    this.timeoutVerdict = Call.classify(p.classifier(), null,
+        new AttemptTimeoutException(Duration.ofNanos(ceiling == NONE ? 0 : ceiling)));
+    this.lo = new long[attempts + 1];
+    this.hi = new long[attempts + 1];
+    boolean exact = true;
+    for (int r = 1; r < attempts; r++) {
+      long[] range = waits(timeoutVerdict, r);
+      lo[r] = range[0];
+      hi[r] = range[1];
+      exact &= range[2] == 1;
+    }
+    this.exactWaits = exact;
+    long rateWait = 0;
+    long queue = 0;
+    for (Limiter l : p.limiters()) {
+      long w = l.gate().maxWaitNanos();
+      if (l instanceof RateLimiter) {
+        rateWait = Math.max(rateWait, w);
+      } else {
+        queue = Durations.saturatedAdd(queue, w);
+      }
+    }
+    this.gateWait = Math.max(rateWait, queue);
+    this.queueWait = queue;
+    this.gateRefuses = p.breaker().isPresent() || !p.limiters().isEmpty();
+    this.budgetBounded = !p.budget().isUnbounded();
+    this.hedge = attempts > 1 ? p.hedge : null;
+    long h = NONE;
+    if (hedge != null) {
+      long fixed = hedge.fixedDelayNanos();
+      h = fixed >= 0 ? fixed
+          : Math.max(hedge.floorNanos(), ceiling == NONE ? 1_000_000_000L : ceiling); // until it has samples
+    }
+    this.hedgeDelay = h;
+    this.sequentialReachable = hedge != null && (p.useAmbientCriticality() || budgetBounded || gateRefuses);
+
+    if (hedge == null) {
+      this.hedged = null;
+      this.sequential = null;
+      this.worst = worstOf(false);
+      this.mostAttempts = most(false);
+    } else {
+      this.hedged = worstOf(true);
+      this.sequential = sequentialReachable ? worstOf(false) : null;
+      Path s = sequential;
+      this.worst = s != null && s.isWorseThan(hedged) ? s : hedged;
+      this.mostAttempts = Math.max(most(true), sequentialReachable ? most(false) : 0);
+    }
+  }
+
+  static String of(Resilience policy) {
+    return new Explanation(policy).text();
+  }
+
+  // ---------------------------------------------------------------- waits
+
+  /** [lo, hi, exact] of the wait before retry {@code r} after {@code verdict}, as {@link Call}'s backoffNanos computes it. */
+  private long[] waits(Verdict verdict, int r) {
+    long max = Durations.toNanosSaturated(policy.backoffMax);
+    if (verdict.retryAfter().isPresent()) {
+      long w = Math.min(Durations.toNanosSaturated(verdict.retryAfter().get()), max);
+      return new long[] {w, w, 1};
+    }
+    Backoff b = policy.backoff();
+    long least = delay(b, r, verdict, Extreme.LEAST, max);
+    long most = delay(b, r, verdict, Extreme.MOST, max);
+    if (least < 0 || most < 0) {
+      return new long[] {-1, -1, 1};
+    }
+    if (b instanceof Backoff.Exponential || b instanceof Backoff.Constant) {
+      return new long[] {Math.min(least, most), Math.max(least, most), 1};
+    }
+    // a custom backoff: exact only if it ignores the random source
+    long seeded = delay(b, r, verdict, new java.util.SplittableRandom(r), max);
+    if (least == most && most == seeded) {
+      return new long[] {least, most, 1};
+    }
+    return new long[] {0, max, 0};
+  }
+
+  private static long delay(Backoff b, int r, Verdict v, RandomGenerator random, long max) {
+    try {
+      Duration d = b.delay(r, v, random);
+      return d == null ? -1 : Math.min(Math.max(0, Durations.toNanosSaturated(d)), max);
+    } catch (RuntimeException | LinkageError | AssertionError e) {
+      return -1;
+    }
+  }
+
+  /** A random source that always draws its least (or its greatest) value: the ends of a jitter's range. */
+  private static final class Extreme implements RandomGenerator {
+    static final Extreme LEAST = new Extreme(false);
+    static final Extreme MOST = new Extreme(true);
+    private final boolean most;
+
+    private Extreme(boolean most) {
+      this.most = most;
+    }
+
+    @Override public long nextLong() { return most ? Long.MAX_VALUE : Long.MIN_VALUE; }
+    @Override public long nextLong(long bound) { return most ? bound - 1 : 0; }
+    @Override public long nextLong(long origin, long bound) { return most ? bound - 1 : origin; }
+    @Override public int nextInt() { return most ? Integer.MAX_VALUE : Integer.MIN_VALUE; }
+    @Override public int nextInt(int bound) { return most ? bound - 1 : 0; }
+    @Override public int nextInt(int origin, int bound) { return most ? bound - 1 : origin; }
+    @Override public double nextDouble() { return most ? Math.nextDown(1.0) : 0.0; }
+    @Override public double nextDouble(double bound) { return most ? Math.nextDown(bound) : 0.0; }
+    @Override public double nextDouble(double origin, double bound) { return most ? Math.nextDown(bound) : origin; }
+    @Override public float nextFloat() { return most ? Math.nextDown(1.0f) : 0.0f; }
+    @Override public boolean nextBoolean() { return most; }
+  }
+
+  // ---------------------------------------------------------------- the worst case of one call
+
+  /** How a worst-case path ends. */
+  enum Ending {
+    /** The deadline cut the last attempt short. */
+    CUT,
+    /** The attempts (or, hedging without retries, the hedges) were all used. */
+    EXHAUSTED,
+    /** The classifier (or a failing backoff) ended retrying. */
+    STOPPED,
+    /** The next wait would have ended past the deadline: the call failed at once. */
+    WAIT_CROSSES,
+    /** The budget would not fund the next retry: the guarded pause, then the end. */
+    BUDGET_REFUSES,
+    /** A gate refused the next attempt (after queueing, perhaps): the guarded pause, then the end. */
+    GATE_REFUSES,
+    /** No deadline and no attempt timeout: an attempt that hangs holds the call for ever. */
+    UNBOUNDED
+  }
+
+  /** One attempt on a worst-case path: when it starts and ends, and the waits before it. */
+  static final class Step {
+    final int number;
+    final boolean hedge;
+    final long start;
+    final long end;
+    /** The backoff before it, or -1 (the first attempt, a hedge). */
+    final long backoff;
+    /** How long the limiters made it wait. */
+    final long gateWait;
+    /** It failed before its timeout (rather than timing out, or being cut by the deadline). */
+    final boolean failsEarly;
+
+    Step(int number, boolean hedge, long start, long end, long backoff, long gateWait, boolean failsEarly) {
+      this.number = number;
+      this.hedge = hedge;
+      this.start = start;
+      this.end = end;
+      this.backoff = backoff;
+      this.gateWait = gateWait;
+      this.failsEarly = failsEarly;
+    }
+  }
+
+  /** One path that attains a worst case. */
+  static final class Path {
+    final long nanos;
+    final int attempts;
+    final Ending ending;
+    final List<Step> steps;
+    /** The backoff drawn after the last attempt (WAIT_CROSSES, BUDGET_REFUSES, GATE_REFUSES), or -1. */
+    final long lastBackoff;
+    /** How long the refused attempt queued (GATE_REFUSES). */
+    final long queued;
+    /** Whether limiters must make attempts wait (or refuse) for the path to be the worst. */
+    final boolean needsGates;
+    /** Every attempt on it runs until its timeout (or the deadline). */
+    final boolean allTimeOut;
+
+    Path(long nanos, int attempts, Ending ending, List<Step> steps, long lastBackoff, long queued, boolean needsGates,
+        boolean allTimeOut) {
+      this.nanos = nanos;
+      this.attempts = attempts;
+      this.ending = ending;
+      this.steps = steps;
+      this.lastBackoff = lastBackoff;
+      this.queued = queued;
+      this.needsGates = needsGates;
+      this.allTimeOut = allTimeOut;
+    }
+
+    boolean isWorseThan(Path o) {
+      return nanos > o.nanos || nanos == o.nanos && attempts > o.attempts;
+    }
+
+    /** The backoff waits drawn on this path, in order (what a test scripts its jitter with). */
+    List<Long> backoffs() {
+      List<Long> w = new ArrayList<>();
+      for (Step s : steps) {
+        if (s.backoff >= 0) {
+          w.add(s.backoff);
+        }
+      }
+      if (lastBackoff >= 0) {
+        w.add(lastBackoff);
+      }
+      return w;
+    }
+  }
+
+  /** The attempts of a hedging call's start, when every attempt lasts {@code dur} (or until {@code left}). */
+  static final class Burst {
+    long end;
+    int started;
+    boolean stops;
+    Ending ending = Ending.EXHAUSTED;
+    final List<long[]> attempts = new ArrayList<>(); // start, end, hedge (0/1)
+  }
+
+  /**
+   * Replays the core's hedging rules ({@code Call.begin}, {@code afterAttempt}, {@code sendHedge}) for
+   * attempts that each last {@code dur} (cut at {@code left}), relative to the first one's start. Ties
+   * go as the drivers order them: an attempt's timeout before a hedge timer due at the same instant.
+   */
+  Burst burst(long dur, long left) {
+    Hedge h = hedge;
+    Burst b = new Burst();
+    if (h == null) {
+      throw new IllegalStateException("no hedge");
+    }
+    int m = h.maxHedges();
+    List<long[]> atts = b.attempts;
+    atts.add(new long[] {0, Math.min(dur, left), 0});
+    boolean[] ended = new boolean[attempts + 1];
+    int running = 1;
+    int hedges = 0;
+    boolean hedging = true;
+    long timer = attempts > 1 ? hedgeDelay : NONE;
+    b.started = 1;
+    while (true) {
+      int next = -1;
+      for (int i = 0; i < atts.size(); i++) {
+        if (!ended[i] && (next < 0 || atts.get(i)[1] < atts.get(next)[1])) {
+          next = i;
+        }
+      }
+      long tEnd = atts.get(next)[1];
+      if (timer != NONE && timer < tEnd) {
+        long t = timer;
+        timer = NONE;
+        if (hedging && hedges < m && b.started < attempts && t < left) {
+          hedges++;
+          running++;
+          timer = send(b, atts, t, dur, left, hedging && hedges < m && b.started + 1 < attempts);
+        }
+        continue;
+      }
+      if (tEnd == NONE) {
+        b.end = NONE;
+        b.stops = true;
+        b.ending = Ending.UNBOUNDED;
+        return b;
+      }
+      ended[next] = true;
+      running--;
+      long t = tEnd;
+      switch (timeoutVerdict.kind()) {
+        case OK:
+        case PERMANENT:
+          b.end = t;
+          b.stops = true;
+          b.ending = Ending.STOPPED;
+          return b;
+        case THROTTLED:
+          hedging = false;
+          break;
+        default:
+          if (hedging && hedges < m && b.started < attempts && t < left) {
+            hedges++;
+            running++;
+            long again = send(b, atts, t, dur, left, hedging && hedges < m && b.started + 1 < attempts);
+            if (again != NONE) {
+              timer = again;
+            }
+          }
+      }
+      if (running == 0) {
+        b.end = t;
+        if (t >= left) {
+          b.stops = true;
+          b.ending = Ending.CUT;
+        } else if (b.started >= attempts || hedges > 0 && !h.retries()) {
+          b.stops = true;
+          b.ending = Ending.EXHAUSTED;
+        }
+        return b;
+      }
+    }
+  }
+
+  /** A hedge starts at {@code t}; returns its hedge timer (NONE when no further hedge may go). */
+  private long send(Burst b, List<long[]> atts, long t, long dur, long left, boolean another) {
+    b.started++;
+    long runs = left == NONE ? dur : Math.min(dur, left - t);
+    atts.add(new long[] {t, Durations.saturatedAdd(t, runs), 1});
+    return another ? Durations.saturatedAdd(t, hedgeDelay) : NONE;
+  }
+
+  /** One stage of the search: one attempt, or a hedging call's opening burst. */
+  private static final class Stage {
+    int first; // the number of its first attempt
+    long a;
+    long b;
+    long sa;
+    long sb;
+    long ea = 1;
+    long eb = 0; // ea > eb: no end before the deadline
+    /** How long the stage lasts from its first attempt's start: at most (every attempt times out), at least (each fails at once). */
+    long longest;
+    long shortest;
+    @Nullable Burst burst; // the uncapped burst, for a hedging stage
+  }
+
+  private static final class Candidate {
+    final long nanos;
+    final int attempts;
+    final Ending ending;
+    final int stage;
+    /**
+     * What the path must reach in that stage: the starts of its first attempt for CUT and UNBOUNDED,
+     * its admission for GATE_REFUSES, its end for every other ending.
+     */
+    final long from;
+    final long to;
+    /** The backoff drawn after the stage (WAIT_CROSSES, BUDGET_REFUSES), or -1. */
+    final long lastBackoff;
+
+    Candidate(long nanos, int attempts, Ending ending, int stage, long from, long to, long lastBackoff) {
+      this.nanos = nanos;
+      this.attempts = attempts;
+      this.ending = ending;
+      this.stage = stage;
+      this.from = from;
+      this.to = to;
+      this.lastBackoff = lastBackoff;
+    }
+  }
+
+  private Path worstOf(boolean hedging) {
+    Path plain = search(hedging, false);
+    if (gateWait == 0 && !gateRefuses && !budgetBounded) {
+      return plain;
+    }
+    Path gated = search(hedging, true);
+    return gated.isWorseThan(plain) ? gated : plain;
+  }
+
+  /**
+   * The interval search: for each stage, the instants at which it can be admitted, start and end
+   * before the deadline; the candidates for the call's end; then a path to the worst candidate.
+   * An attempt lasts anywhere from nothing (it fails at once) to its ceiling (it times out).
+   */
+  private Path search(boolean hedging, boolean gates) {
+    long d = deadline;
+    long lastInstant = d == NONE ? NONE : d - 1;
+    long g = gates ? gateWait : 0;
+    List<Stage> stages = new ArrayList<>();
+    List<Candidate> found = new ArrayList<>();
+    long a = 0;
+    long b = 0;
+    int k = 1;
+    while (true) {
+      Stage st = new Stage();
+      int index = stages.size();
+      stages.add(st);
+      st.first = k;
+      st.a = a;
+      st.b = b;
+      if (gates && (gateRefuses || budgetBounded && k >= 2)) {
+        long refusedAt = Durations.saturatedAdd(b, queueWait);
+        found.add(new Candidate(Math.min(Durations.saturatedAdd(refusedAt, PAUSE), d), k - 1,
+            Ending.GATE_REFUSES, index, b, b, -1));
+      }
+      st.sa = a;
+      st.sb = Math.min(Durations.saturatedAdd(b, g), lastInstant);
+      int done; // attempts made once this stage ends before the deadline
+      boolean stops = false;
+      Ending stopEnding = Ending.EXHAUSTED;
+      if (hedging && k == 1) {
+        Burst x = burst(ceiling, NONE);
+        st.burst = x;
+        st.longest = x.end;
+        st.shortest = burst(0, NONE).end;
+        if (x.end == NONE) {
+          if (d == NONE) {
+            found.add(new Candidate(NONE, x.started, Ending.UNBOUNDED, index, st.sa, st.sa, -1));
+          } else {
+            found.add(new Candidate(d, burst(ceiling, d - st.sa).started, Ending.CUT, index, st.sa, st.sb, -1));
+          }
+          break;
+        }
+        if (d != NONE && Durations.saturatedAdd(st.sb, x.end) >= d) {
+          long s = Math.max(st.sa, d - x.end); // the earliest start cut by the deadline sends the most hedges
+          found.add(new Candidate(d, burst(ceiling, d - s).started, Ending.CUT, index, s, s, -1));
+        }
+        done = x.started;
+        stops = x.stops;
+        stopEnding = x.ending;
+      } else {
+        st.longest = ceiling;
+        st.shortest = 0;
+        if (ceiling == NONE) {
+          found.add(new Candidate(d, k, d == NONE ? Ending.UNBOUNDED : Ending.CUT, index, st.sa, st.sb, -1));
+          break;
+        }
+        if (d != NONE && Durations.saturatedAdd(st.sb, ceiling) >= d) {
+          found.add(new Candidate(d, k, Ending.CUT, index, Math.max(st.sa, d - ceiling), st.sb, -1));
+        }
+        done = k;
+        Verdict.Kind kind = timeoutVerdict.kind();
+        if (kind == Verdict.Kind.OK || kind == Verdict.Kind.PERMANENT) {
+          stops = true;
+          stopEnding = Ending.STOPPED;
+        }
+      }
+      st.ea = Durations.saturatedAdd(st.sa, st.shortest);
+      st.eb = Math.min(Durations.saturatedAdd(st.sb, st.longest), lastInstant);
+      if (d != NONE && st.ea >= d) {
+        break; // every start of this stage runs into the deadline
+      }
+      if (stops || done >= attempts) {
+        found.add(new Candidate(st.eb, done, stopEnding, index, st.eb, st.eb, -1));
+        break;
+      }
+      int r = done; // the retry number the backoff is asked for: attempts so far
+      if (lo[r] < 0) {
+        found.add(new Candidate(st.eb, done, Ending.STOPPED, index, st.eb, st.eb, -1));
+        break;
+      }
+      if (d != NONE && Durations.saturatedAdd(st.eb, hi[r]) >= d) {
+        found.add(new Candidate(st.eb, done, Ending.WAIT_CROSSES, index, st.eb, st.eb, hi[r]));
+      }
+      if (gates && budgetBounded) {
+        long e = d == NONE ? st.eb : Math.min(st.eb, d - lo[r] - 1);
+        if (e >= st.ea) {
+          found.add(new Candidate(Math.min(Durations.saturatedAdd(e, PAUSE), d), done, Ending.BUDGET_REFUSES, index,
+              e, e, lo[r]));
+        }
+      }
+      long na = Durations.saturatedAdd(st.ea, lo[r]);
+      if (d != NONE && na >= d) {
+        break;
+      }
+      a = na;
+      b = Math.min(Durations.saturatedAdd(st.eb, hi[r]), lastInstant);
+      k = done + 1;
+    }
+    Candidate best = found.get(0);
+    for (Candidate c : found) {
+      if (c.nanos > best.nanos || c.nanos == best.nanos && c.attempts > best.attempts) {
+        best = c;
+      }
+    }
+    return pathTo(best, stages, gates);
+  }
+
+  /**
+   * A path to {@code c}. Backwards, the instants at which each stage may start and end and still
+   * reach {@code c}; then forwards, from the call's start, choices that stay within them: each
+   * attempt runs until it times out if it can, else as long as it can; each wait is its longest if
+   * that still reaches {@code c}, else its shortest that does; no limiter wait unless one is needed.
+   */
+  private Path pathTo(Candidate c, List<Stage> stages, boolean gates) {
+    long g = gates ? gateWait : 0;
+    int last = c.stage;
+    boolean refused = c.ending == Ending.GATE_REFUSES;
+    boolean startTarget = c.ending == Ending.CUT || c.ending == Ending.UNBOUNDED;
+    // the starts and ends of each stage's first attempt that can still reach c
+    long[][] starts = new long[last + 1][];
+    long[][] ends = new long[last + 1][];
+    long[] admitLast = null;
+    if (refused) {
+      admitLast = new long[] {c.from, c.to};
+    } else if (startTarget) {
+      starts[last] = new long[] {c.from, c.to};
+    } else {
+      ends[last] = new long[] {c.from, c.to};
+    }
+    for (int i = refused ? last - 1 : last; i >= 0; i--) {
+      Stage st = stages.get(i);
+      if (i < last || refused) {
+        Stage next = stages.get(i + 1);
+        int r = next.first - 1;
+        long[] admit = i + 1 == last && refused ? admitLast : admissions(next, starts[i + 1], g);
+        ends[i] = new long[] {Math.max(st.ea, admit[0] - hi[r]), Math.min(st.eb, admit[1] - lo[r])};
+      }
+      if (starts[i] == null) {
+        starts[i] = new long[] {Math.max(st.sa, ends[i][0] - st.longest), Math.min(st.sb, ends[i][1] - st.shortest)};
+      }
+    }
+    List<Step> steps = new ArrayList<>();
+    long t = 0; // the admission of the current stage
+    long backoff = -1;
+    boolean needsGates = refused;
+    boolean allTimeOut = true;
+    for (int i = 0; i <= last; i++) {
+      Stage st = stages.get(i);
+      if (i == last && refused) {
+        break;
+      }
+      long start = Math.max(t, starts[i][0]); // a limiter wait only when the path needs one
+      long gateW = start - t;
+      needsGates |= gateW > 0;
+      long runs;
+      if (i == last && startTarget) {
+        runs = st.longest;
+      } else {
+        // until it times out if that still reaches c; else it fails as early as it may
+        runs = Durations.saturatedAdd(start, st.longest) <= ends[i][1] ? st.longest
+            : Math.max(st.shortest, ends[i][0] - start);
+      }
+      allTimeOut &= runs == st.longest;
+      addSteps(steps, st, start, runs, backoff, gateW);
+      if (i == last) {
+        break;
+      }
+      long end = Durations.saturatedAdd(start, runs);
+      Stage next = stages.get(i + 1);
+      int r = next.first - 1;
+      long[] admit = i + 1 == last && refused ? admitLast : admissions(next, starts[i + 1], g);
+      long w = Durations.saturatedAdd(end, hi[r]) <= admit[1] ? hi[r] : Math.max(lo[r], admit[0] - end);
+      backoff = w;
+      t = end + w;
+    }
+    long lastBackoff = refused && last > 0 ? backoff : c.lastBackoff;
+    long queued = refused ? Math.min(queueWait, deadline == NONE ? NONE : Math.max(0, deadline - c.from)) : 0;
+    return new Path(c.nanos, c.attempts, c.ending, List.copyOf(steps), lastBackoff, queued,
+        (needsGates || c.ending == Ending.BUDGET_REFUSES) && gates, allTimeOut);
+  }
+
+  /** The admissions of {@code st} from which a start in {@code starts} can be reached, waiting at most {@code g}. */
+  private static long[] admissions(Stage st, long[] starts, long g) {
+    return new long[] {Math.max(st.a, starts[0] - g), Math.min(st.b, starts[1])};
+  }
+
+  /** Adds the stage's attempts for a first attempt starting at {@code start} that runs {@code runs}. */
+  private void addSteps(List<Step> steps, Stage st, long start, long runs, long backoff, long gateW) {
+    if (st.burst == null) {
+      long end = runs == NONE ? deadline : Math.min(Durations.saturatedAdd(start, runs), deadline);
+      steps.add(new Step(st.first, false, start, end, backoff, gateW, runs < ceiling && end < deadline));
+      return;
+    }
+    Burst x = burst(runs == st.longest ? ceiling : 0, deadline == NONE ? NONE : deadline - start);
+    for (int i = 0; i < x.attempts.size(); i++) {
+      long[] att = x.attempts.get(i);
+      steps.add(new Step(st.first + i, att[2] == 1, Durations.saturatedAdd(start, att[0]),
+          Durations.saturatedAdd(start, att[1]), i == 0 ? backoff : -1, i == 0 ? gateW : 0, runs != st.longest));
+    }
+  }
+
+  /** The most attempts one call can make: each fails at once, each wait is its shortest, every gate admits. */
+  private int most(boolean hedging) {
+    int made;
+    long t = 0;
+    if (hedging) {
+      Burst x = burst(0, deadline);
+      if (x.stops) {
+        return x.started;
+      }
+      made = x.started;
+    } else {
+      made = 1;
+      Verdict.Kind kind = timeoutVerdict.kind();
+      if (kind == Verdict.Kind.OK || kind == Verdict.Kind.PERMANENT) {
+        return 1;
+      }
+    }
+    while (made < attempts && lo[made] >= 0) {
+      t = Durations.saturatedAdd(t, lo[made]);
+      if (deadline != NONE && t >= deadline) {
+        break;
+      }
+      made++;
+    }
+    return made;
+  }
+
+  // ---------------------------------------------------------------- the text
+
+  String text() {
+    List<String> lines = new ArrayList<>();
+    lines.add(headline());
+    lines.add(attemptsLine());
+    if (attempts > 1) {
+      lines.add(waitsLine());
+    }
+    lines.add(deadlineLine());
+    Hedge h = hedge;
+    if (h != null) {
+      lines.add(hedgeLine(h));
+    }
+    lines.add(budgetLine());
+    policy.breaker().ifPresent(br -> lines.add(breakerLine(br)));
+    for (Limiter l : policy.limiters()) {
+      lines.add(limiterLine(l));
+    }
+    lines.add(gatesLine());
+    lines.addAll(worstLines());
+    lines.add(bottomLine());
+    return String.join("\n", lines);
+  }
+
+  private String headline() {
+    StringBuilder s = new StringBuilder("Policy '").append(policy.name()).append("': ");
+    if (attempts == 1) {
+      s.append("1 attempt per call, no retries");
+    } else {
+      s.append("up to ").append(attempts).append(" attempts per call (the first and up to ").append(attempts - 1)
+          .append(hedge != null ? " retries or hedges)" : attempts == 2 ? " retry)" : " retries)");
+    }
+    s.append(deadline == NONE ? ", no deadline." : ", within a deadline of " + fmt(deadline) + ".");
+    return s.toString();
+  }
+
+  private String attemptsLine() {
+    StringBuilder s = new StringBuilder("Attempts: ");
+    if (ceiling == NONE && deadline == NONE) {
+      s.append("no attempt timeout and no deadline: an attempt that hangs holds the caller for ever");
+    } else if (ceiling == NONE) {
+      s.append("no attempt timeout: an attempt runs until the deadline");
+    } else {
+      s.append("each at most ").append(fmt(ceiling)).append(" (the attempt timeout)")
+          .append(deadline == NONE ? "" : ", and never past the deadline");
+    }
+    policy.measuredTiming().ifPresent(m -> s.append("; measured timing tightens it to ").append(number(m.multiple()))
+        .append(" × the live p95 of successful attempts, never under ").append(fmt(m.floor().toNanos()))
+        .append(", once the last ").append(fmt(m.window().toNanos())).append(" hold ").append(m.minSamples())
+        .append(" of them; the worst case assumes ")
+        .append(ceiling == NONE ? "no timeout" : "the configured " + fmt(ceiling)));
+    return s.append('.').toString();
+  }
+
+  private String waitsLine() {
+    StringBuilder s = new StringBuilder("Waits: ");
+    Backoff b = policy.backoff();
+    long max = Durations.toNanosSaturated(policy.backoffMax);
+    boolean none = true;
+    for (int r = 1; r < attempts; r++) {
+      none &= hi[r] == 0 && lo[r] == 0;
+    }
+    if (lo.length > 1 && attempts > 1 && lo[1] < 0) {
+      s.append("the backoff fails, so the call stops after its first failure.");
+      return s.toString();
+    }
+    if (none) {
+      s.append("none: a retry goes at once.");
+    } else {
+      for (int r = 1; r < attempts; r++) {
+        if (r > 1) {
+          s.append(r == attempts - 1 ? " and " : ", ");
+        }
+        s.append(range(lo[r], hi[r])).append(" before retry ").append(r);
+      }
+      s.append(" (").append(describe(b)).append(")").append('.');
+    }
+    // what a throttled answer and a Retry-After do
+    if (timeoutVerdict.kind() != Verdict.Kind.THROTTLED) {
+      List<String> throttled = new ArrayList<>();
+      boolean differs = false;
+      for (int r = 1; r < attempts && r <= 3; r++) {
+        long[] t = waits(Verdict.THROTTLED, r);
+        if (t[0] < 0) {
+          break;
+        }
+        differs |= t[0] != lo[r] || t[1] != hi[r];
+        throttled.add(range(t[0], t[1]));
+      }
+      if (differs) {
+        s.append(" After a throttled answer: ").append(String.join(", ", throttled)).append(attempts > 4 ? "…" : "")
+            .append(';');
+      }
+    }
+    s.append(" a Retry-After from the dependency replaces the wait, capped at ").append(fmt(max))
+        .append(" and never jittered.");
+    if (deadline != NONE) {
+      s.append(" A wait that would end past the deadline is not slept: the call ends at once.");
+    }
+    return s.toString();
+  }
+
+  private static String describe(Backoff b) {
+    if (b instanceof Backoff.Exponential) {
+      Jitter j = ((Backoff.Exponential) b).jitter();
+      return "exponential backoff, " + (j == Jitter.FULL ? "full jitter" : j == Jitter.EQUAL ? "equal jitter" : "no jitter");
+    }
+    if (b instanceof Backoff.Constant) {
+      return "constant backoff";
+    }
+    return "a custom backoff";
+  }
+
+  private String deadlineLine() {
+    StringBuilder s = new StringBuilder("Deadline: ");
+    if (deadline == NONE) {
+      s.append("none").append(policy.useAmbientDeadline() ? " of its own; one in the caller's context still applies" : "");
+    } else {
+      s.append(fmt(deadline)).append(" for the whole call, attempts, waits and pauses included")
+          .append(policy.useAmbientDeadline() ? "; an earlier deadline in the caller's context wins" : "");
+    }
+    return s.append('.').toString();
+  }
+
+  private String hedgeLine(Hedge h) {
+    StringBuilder s = new StringBuilder("Hedging: ");
+    long fixed = h.fixedDelayNanos();
+    if (fixed >= 0) {
+      s.append(fixed == NONE ? "never on a timer" : "after " + fmt(fixed) + " without an answer");
+    } else {
+      s.append("at the live p").append(number(h.quantile() * 100)).append(" of successful attempts (")
+          .append(number(h.maxExtraLoad().orElse(0) * 100)).append("% extra load), never under ")
+          .append(fmt(h.floorNanos())).append("; ").append(fmt(hedgeDelay)).append(" until the window holds ")
+          .append(policy.measuredTiming().map(MeasuredTiming::minSamples).orElse(MeasuredTiming.DEFAULT_MIN_SAMPLES))
+          .append(" of them (the worst case assumes this)");
+    }
+    s.append(", or at once after a transient failure; up to ").append(h.maxHedges())
+        .append(h.maxHedges() == 1 ? " hedge" : " hedges").append(" beside the first attempt, each one of the ")
+        .append(attempts).append(" attempts and funded by the budget (an unfunded hedge is not sent, and the call"
+            + " goes on as a plain one); a throttled answer stops hedging; once every attempt failed the call ")
+        .append(h.retries() ? "retries" : "ends")
+        .append(policy.useAmbientCriticality() ? "; SHEDDABLE calls are never hedged" : "").append('.');
+    return s.toString();
+  }
+
+  private String budgetLine() {
+    RetryBudget b = policy.budget();
+    RetryBudget configured = policy.configuredBudget();
+    StringBuilder s = new StringBuilder("Budget: ");
+    if (attempts == 1) {
+      return s.append("none (one attempt: nothing to retry).").toString();
+    }
+    if (b.isUnbounded()) {
+      return s.append("none: every retry").append(hedge != null ? " and hedge" : "")
+          .append(" the attempts and the deadline allow goes out; nothing bounds them across calls.").toString();
+    }
+    String funds = hedge != null ? "retries and hedges" : "retries";
+    if (b instanceof TokenBucket) {
+      TokenBucket t = (TokenBucket) b;
+      s.append(configured == RetryBudget.AUTOMATIC ? "this policy's own token bucket" : "token bucket '" + t.name() + "'")
+          .append(": each successful attempt adds ").append(number(t.fraction())).append(" token");
+      if (t.minimumPerSecond() > 0) {
+        s.append(", ").append(number(t.minimumPerSecond())).append(" more come each second");
+      }
+      s.append(", at most ").append(number(t.capacity())).append(" held; each retry or hedge spends one");
+    } else if (b instanceof FeedbackThrottle) {
+      FeedbackThrottle f = (FeedbackThrottle) b;
+      s.append("feedback throttle '").append(f.name()).append("' (gRPC's): ").append(funds)
+          .append(" only while more than half of its ").append(number(f.capacity()))
+          .append(" tokens remain; each failed attempt takes one, each success adds ").append(number(f.tokenRatio()));
+    } else if (b instanceof ReplenishingAllowance) {
+      ReplenishingAllowance r = (ReplenishingAllowance) b;
+      s.append("allowance '").append(r.name()).append("': ").append(number(r.capacity())).append(' ').append(funds)
+          .append(" per ").append(fmt(Durations.toNanosSaturated(r.period()))).append(" window");
+    } else if (b instanceof ConcurrentAllowance) {
+      ConcurrentAllowance c = (ConcurrentAllowance) b;
+      s.append("in-flight allowance '").append(c.name()).append("': ").append(funds).append(" in flight at most ")
+          .append(number(c.percent() * 100)).append("% of the calls in flight, never fewer than ").append(c.minimum());
+    } else {
+      s.append("'").append(b.name()).append("'");
+    }
+    s.append(". A retry it will not fund ends the call with BUDGET_EXHAUSTED (CallRejectedException) after the"
+        + " guarded pause of ").append(fmt(PAUSE)).append(deadline == NONE ? "" : ", never past the deadline")
+        .append("; it is known before the wait, so the wait is not slept");
+    if (policy.useAmbientCriticality()) {
+      s.append(". With the caller's criticality, a SHEDDABLE call's retry is refused once the budget is more than"
+          + " half spent, a SHEDDABLE_PLUS call's once it is more than three quarters spent");
+    }
+    return s.append('.').toString();
+  }
+
+  private String breakerLine(CircuitBreaker br) {
+    CircuitBreaker.Config c = br.config();
+    StringBuilder s = new StringBuilder("Breaker '").append(br.name()).append("' (")
+        .append(policy.ownsBreaker() ? "this policy's own" : "shared").append("): opens when at least ")
+        .append(number(c.failureRate() * 100)).append("% of at least ").append(c.minimumCalls())
+        .append(" attempts in the last ").append(fmt(CircuitBreaker.nanos(c.window()))).append(" failed");
+    if (c.consecutiveFailures() > 0) {
+      s.append(", or after ").append(c.consecutiveFailures()).append(" failures in a row");
+    }
+    c.slowCallDuration().ifPresent(d -> s.append(", or when at least ").append(number(c.slowCallRate() * 100))
+        .append("% took longer than ").append(fmt(CircuitBreaker.nanos(d))));
+    long first = CircuitBreaker.nanos(c.breakDuration());
+    s.append("; then it refuses every attempt for ").append(range(first - first / 2, first))
+        .append(" (jittered), doubling after each failed probe up to ").append(fmt(CircuitBreaker.nanos(c.maxBreakDuration())))
+        .append("; half-open, ").append(c.probes()).append(c.probes() == 1 ? " probe" : " probes")
+        .append(" at a time, ").append(c.probeSuccesses()).append(c.probeSuccesses() == 1 ? " success closes" : " successes close")
+        .append(" it");
+    long ramp = CircuitBreaker.nanos(c.ramp());
+    if (ramp > 0) {
+      s.append("; traffic ramps back over ").append(fmt(ramp));
+    }
+    s.append(". A refusal ends the call with DEPENDENCY_UNAVAILABLE (CallRejectedException, Retry-After: until the"
+        + " next probe) after the guarded pause.");
+    return s.toString();
+  }
+
+  private String limiterLine(Limiter l) {
+    StringBuilder s = new StringBuilder("Limiter ").append(l.name()).append(": ");
+    long wait = l.gate().maxWaitNanos();
+    if (l instanceof RateLimiter) {
+      s.append(number(((RateLimiter) l).perSecond())).append(" a second, bursts of ").append(l.limit());
+      s.append(wait > 0 ? "; an attempt may wait up to " + fmtWait(wait) + " for a permit" : "; refuses at once when empty");
+      s.append(". A refusal ends the call with LIMITED (RateLimitedException, Retry-After: until the next permit)");
+    } else if (l instanceof ConcurrencyLimiter) {
+      s.append("at most ").append(l.limit()).append(" attempts in flight");
+      s.append(wait > 0 ? "; an attempt may queue up to " + fmtWait(wait) + ", first come first served" : "; refuses at once when full");
+      s.append(". A refusal ends the call with LIMITED (RateLimitedException)");
+    } else {
+      Limiter.AdaptiveConfig c = ((AdaptiveLimiter) l).config();
+      s.append("between ").append(c.minLimit()).append(" and ").append(c.maxLimit())
+          .append(" attempts in flight, starting at ").append(c.initialLimit())
+          .append(c.mode() == Limiter.AdaptiveConfig.Mode.LOSS
+              ? " (loss-based: a failure, timeout or throttled answer multiplies it by " + number(c.backoffRatio())
+                  + ", a success adds one)"
+              : " (latency gradient, tolerance " + number(c.tolerance()) + ")")
+          .append("; refuses at once when full. A refusal ends the call with LIMITED (RateLimitedException)");
+    }
+    return s.append(" after the guarded pause, never charged to the budget.").toString();
+  }
+
+  private String gatesLine() {
+    List<String> g = new ArrayList<>();
+    g.add("draining");
+    g.add("deadline");
+    policy.breaker().ifPresent(b -> g.add("breaker '" + b.name() + "'"));
+    for (Limiter l : policy.limiters()) {
+      if (l instanceof RateLimiter) {
+        g.add(l.name());
+      }
+    }
+    for (Limiter l : policy.limiters()) {
+      if (!(l instanceof RateLimiter)) {
+        g.add(l.name());
+      }
+    }
+    if (budgetBounded) {
+      g.add(hedge != null ? "budget (retries and hedges only)" : "budget (retries only)");
+    }
+    return "Gates, in order, before every attempt: " + String.join(", ", g) + ".";
+  }
+
+  private List<String> worstLines() {
+    List<String> out = new ArrayList<>();
+    Path h = hedged;
+    Path s = sequential;
+    if (worst.ending == Ending.UNBOUNDED) {
+      out.add("If an attempt hangs: " + describe(worst) + ".");
+    } else if (h == null) {
+      out.add(lead(worst) + describe(worst) + ".");
+    } else {
+      out.add(lead(h) + describe(h) + ".");
+      if (s != null) {
+        List<String> why = new ArrayList<>();
+        if (budgetBounded || gateRefuses) {
+          why.add((budgetBounded ? "the budget" : "") + (budgetBounded && gateRefuses ? " or " : "")
+              + (gateRefuses ? "a gate" : "") + " refuses the first hedge");
+        }
+        if (policy.useAmbientCriticality()) {
+          why.add("the call is SHEDDABLE");
+        }
+        out.add("If " + String.join(", or ", why) + ", it retries instead: " + describe(s) + ".");
+      }
+    }
+    return out;
+  }
+
+  private static String lead(Path p) {
+    return p.allTimeOut ? "If every attempt times out: " : "Worst case: ";
+  }
+
+  /** One path in words: its attempts, then how it ends. */
+  private String describe(Path p) {
+    if (p.ending == Ending.UNBOUNDED) {
+      return "nothing ends it: no attempt timeout, no deadline";
+    }
+    StringBuilder s = new StringBuilder();
+    List<Step> steps = p.steps;
+    for (int i = 0; i < steps.size(); i++) {
+      Step st = steps.get(i);
+      if (i > 0) {
+        s.append(", ");
+      }
+      s.append(st.hedge ? "hedge #" : "#").append(st.number);
+      if (st.gateWait > 0) {
+        s.append(" (after ").append(fmt(st.gateWait)).append(" at the limiters)");
+      }
+      s.append(' ').append(span(st.start, st.end));
+      if (st.failsEarly) {
+        s.append(" (fails)");
+      }
+    }
+    switch (p.ending) {
+      case CUT:
+        s.append(", cut by the deadline");
+        break;
+      case WAIT_CROSSES:
+        s.append("; the next wait (").append(fmt(p.lastBackoff)).append(") would end past the deadline, so the call"
+            + " ends at once");
+        break;
+      case BUDGET_REFUSES:
+        s.append("; the budget will not fund the next retry: the guarded pause ends the call");
+        break;
+      case GATE_REFUSES:
+        s.append(steps.isEmpty() ? "a gate refuses the first attempt" : "; a gate refuses the next attempt");
+        if (p.queued > 0) {
+          s.append(" after it queued ").append(fmt(p.queued));
+        }
+        s.append(": the guarded pause ends the call");
+        break;
+      case STOPPED:
+        s.append("; the call stops there");
+        break;
+      default:
+        break;
+    }
+    s.append(": ").append(fmt(p.nanos)).append(", ").append(plural(p.attempts, "attempt"));
+    return s.toString();
+  }
+
+  private String bottomLine() {
+    StringBuilder s = new StringBuilder("Worst call: ");
+    if (worst.nanos == NONE) {
+      s.append("unbounded, as no deadline or attempt timeout ends it");
+    } else {
+      s.append(fmt(worst.nanos));
+    }
+    s.append(", and at most ").append(plural(mostAttempts, "attempt")).append(" on the dependency per call")
+        .append(mostAttempts > worst.attempts ? " (when each fails at once)" : "");
+    if (deadline != NONE && worst.nanos < deadline) {
+      s.append("; no call outlasts the deadline, whatever the answers");
+    } else if (deadline == NONE && attempts > 1 && policy.classifier() != Classifier.DEFAULT && worst.nanos != NONE) {
+      s.append("; answers with a Retry-After can make each wait up to ")
+          .append(fmt(Durations.toNanosSaturated(policy.backoffMax)));
+    }
+    s.append('.');
+    RetryBudget b = policy.budget();
+    if (attempts > 1) {
+      String what = hedge != null ? "retries and hedges" : "retries";
+      if (b instanceof TokenBucket) {
+        TokenBucket t = (TokenBucket) b;
+        s.append(" Across calls: ").append(what).append(" ≤ ").append(number(t.capacity())).append(" + ")
+            .append(number(t.fraction())).append(" × successful attempts");
+        if (t.minimumPerSecond() > 0) {
+          s.append(" + ").append(number(t.minimumPerSecond())).append(" × seconds elapsed");
+        }
+        s.append('.');
+      } else if (b instanceof FeedbackThrottle) {
+        s.append(" Across calls: in an outage, ").append(what).append(" stop after ")
+            .append(number(((FeedbackThrottle) b).capacity() / 2)).append(" failed attempts.");
+      } else if (b instanceof ReplenishingAllowance) {
+        ReplenishingAllowance r = (ReplenishingAllowance) b;
+        s.append(" Across calls: ").append(what).append(" ≤ ").append(number(r.capacity())).append(" per ")
+            .append(fmt(Durations.toNanosSaturated(r.period()))).append('.');
+      } else if (b instanceof ConcurrentAllowance) {
+        ConcurrentAllowance c = (ConcurrentAllowance) b;
+        s.append(" Across calls: ").append(what).append(" in flight ≤ max(").append(c.minimum()).append(", ")
+            .append(number(c.percent())).append(" × calls in flight).");
+      } else if (b.isUnbounded()) {
+        s.append(" Across calls: no bound; in an outage every call makes all ").append(mostAttempts)
+            .append(" attempts.");
+      }
+    }
+    return s.toString();
+  }
+
+  // ---------------------------------------------------------------- formatting
+
+  private static String plural(int n, String word) {
+    return n + " " + word + (n == 1 ? "" : "s");
+  }
+
+  private static String fmtWait(long nanos) {
+    return nanos == NONE ? "as long as the deadline allows" : fmt(nanos);
+  }
+
+  /** {@code start to end} in one unit, the larger's. */
+  private static String span(long start, long end) {
+    return rangeWith(start, end, " to ");
+  }
+
+  /** A range of waits: {@code 0 to 100 ms}, or one value when both ends agree. */
+  private static String range(long least, long most) {
+    return least == most ? fmt(most) : rangeWith(least, most, " to ");
+  }
+
+  private static String rangeWith(long a, long b, String sep) {
+    String[] unit = unit(Math.max(a, b));
+    return scaled(a, unit) + sep + scaled(b, unit) + " " + unit[0];
+  }
+
+  /** A duration in words: {@code 30 s}, {@code 100 ms}, {@code 1.5 ms}; up to three decimals. */
+  static String fmt(long nanos) {
+    if (nanos == NONE) {
+      return "for ever";
+    }
+    String[] unit = unit(nanos);
+    return scaled(nanos, unit) + " " + unit[0];
+  }
+
+  private static String[] unit(long nanos) {
+    if (nanos >= 3_600_000_000_000L && nanos % 3_600_000_000_000L == 0) {
+      return new String[] {"h", "3600000000000"};
+    }
+    if (nanos >= 60_000_000_000L && nanos % 60_000_000_000L == 0) {
+      return new String[] {"min", "60000000000"};
+    }
+    if (nanos >= 1_000_000_000L) {
+      return new String[] {"s", "1000000000"};
+    }
+    if (nanos >= 1_000_000L || nanos == 0) {
+      return nanos == 0 ? new String[] {"s", "1000000000"} : new String[] {"ms", "1000000"};
+    }
+    if (nanos >= 1_000L) {
+      return new String[] {"µs", "1000"};
+    }
+    return new String[] {"ns", "1"};
+  }
+
+  private static String scaled(long nanos, String[] unit) {
+    BigDecimal v = BigDecimal.valueOf(nanos).divide(new BigDecimal(unit[1]), 3, RoundingMode.HALF_UP);
+    return plain(v);
+  }
+
+  private static String number(double d) {
+    return plain(BigDecimal.valueOf(d).setScale(3, RoundingMode.HALF_UP));
+  }
+
+  private static String plain(BigDecimal v) {
+    String s = v.stripTrailingZeros().toPlainString();
+    return s.equals("-0") ? "0" : s;
+  }
+}
