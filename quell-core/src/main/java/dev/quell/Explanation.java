@@ -251,16 +251,18 @@ final class Explanation {
       return nanos > o.nanos || nanos == o.nanos && attempts > o.attempts;
     }
 
-    /** The backoff waits drawn on this path, in order (what a test scripts its jitter with). */
-    List<Long> backoffs() {
-      List<Long> w = new ArrayList<>();
+    /** The backoff waits drawn on this path, in order, each as {retry number, wait} (what a test scripts its jitter with). */
+    List<long[]> backoffs() {
+      List<long[]> w = new ArrayList<>();
+      int made = 0;
       for (Step s : steps) {
         if (s.backoff >= 0) {
-          w.add(s.backoff);
+          w.add(new long[] {made, s.backoff});
         }
+        made++;
       }
       if (lastBackoff >= 0) {
-        w.add(lastBackoff);
+        w.add(new long[] {made, lastBackoff});
       }
       return w;
     }
@@ -781,7 +783,7 @@ final class Explanation {
           .append(" of them (the worst case assumes this)");
     }
     s.append(", or at once after a transient failure; up to ").append(h.maxHedges())
-        .append(h.maxHedges() == 1 ? " hedge" : " hedges").append(" beside the first attempt, each one of the ")
+        .append(h.maxHedges() == 1 ? " hedge" : " hedges").append(" beside the first attempt, each counted in the ")
         .append(attempts).append(" attempts and funded by the budget (an unfunded hedge is not sent, and the call"
             + " goes on as a plain one); a throttled answer stops hedging; once every attempt failed the call ")
         .append(h.retries() ? "retries" : "ends")
@@ -803,7 +805,7 @@ final class Explanation {
     String funds = hedge != null ? "retries and hedges" : "retries";
     if (b instanceof TokenBucket) {
       TokenBucket t = (TokenBucket) b;
-      s.append(configured == RetryBudget.AUTOMATIC ? "this policy's own token bucket" : "token bucket '" + t.name() + "'")
+      s.append(configured == RetryBudget.AUTOMATIC ? "this policy's own token bucket" : "a token bucket")
           .append(": each successful attempt adds ").append(number(t.fraction())).append(" token");
       if (t.minimumPerSecond() > 0) {
         s.append(", ").append(number(t.minimumPerSecond())).append(" more come each second");
@@ -811,19 +813,19 @@ final class Explanation {
       s.append(", at most ").append(number(t.capacity())).append(" held; each retry or hedge spends one");
     } else if (b instanceof FeedbackThrottle) {
       FeedbackThrottle f = (FeedbackThrottle) b;
-      s.append("feedback throttle '").append(f.name()).append("' (gRPC's): ").append(funds)
+      s.append("a feedback throttle (gRPC's): ").append(funds)
           .append(" only while more than half of its ").append(number(f.capacity()))
           .append(" tokens remain; each failed attempt takes one, each success adds ").append(number(f.tokenRatio()));
     } else if (b instanceof ReplenishingAllowance) {
       ReplenishingAllowance r = (ReplenishingAllowance) b;
-      s.append("allowance '").append(r.name()).append("': ").append(number(r.capacity())).append(' ').append(funds)
+      s.append("a replenishing allowance: ").append(number(r.capacity())).append(' ').append(funds)
           .append(" per ").append(fmt(Durations.toNanosSaturated(r.period()))).append(" window");
     } else if (b instanceof ConcurrentAllowance) {
       ConcurrentAllowance c = (ConcurrentAllowance) b;
-      s.append("in-flight allowance '").append(c.name()).append("': ").append(funds).append(" in flight at most ")
+      s.append("an in-flight allowance: ").append(funds).append(" in flight at most ")
           .append(number(c.percent() * 100)).append("% of the calls in flight, never fewer than ").append(c.minimum());
     } else {
-      s.append("'").append(b.name()).append("'");
+      s.append("a budget of its own kind");
     }
     s.append(". A retry it will not fund ends the call with BUDGET_EXHAUSTED (CallRejectedException) after the"
         + " guarded pause of ").append(fmt(PAUSE)).append(deadline == NONE ? "" : ", never past the deadline")
@@ -862,19 +864,22 @@ final class Explanation {
   }
 
   private String limiterLine(Limiter l) {
-    StringBuilder s = new StringBuilder("Limiter ").append(l.name()).append(": ");
+    StringBuilder s = new StringBuilder();
     long wait = l.gate().maxWaitNanos();
     if (l instanceof RateLimiter) {
-      s.append(number(((RateLimiter) l).perSecond())).append(" a second, bursts of ").append(l.limit());
-      s.append(wait > 0 ? "; an attempt may wait up to " + fmtWait(wait) + " for a permit" : "; refuses at once when empty");
+      s.append("Rate limiter: ").append(number(((RateLimiter) l).perSecond())).append(" a second, bursts of ")
+          .append(l.limit());
+      s.append(wait > 0 ? "; an attempt may wait up to " + fmtWait(wait) + " for a permit, never past the deadline"
+          : "; refuses at once when empty");
       s.append(". A refusal ends the call with LIMITED (RateLimitedException, Retry-After: until the next permit)");
     } else if (l instanceof ConcurrencyLimiter) {
-      s.append("at most ").append(l.limit()).append(" attempts in flight");
-      s.append(wait > 0 ? "; an attempt may queue up to " + fmtWait(wait) + ", first come first served" : "; refuses at once when full");
+      s.append("Bulkhead: at most ").append(l.limit()).append(" attempts in flight");
+      s.append(wait > 0 ? "; an attempt may queue up to " + fmtWait(wait) + ", first come first served"
+          : "; refuses at once when full");
       s.append(". A refusal ends the call with LIMITED (RateLimitedException)");
     } else {
       Limiter.AdaptiveConfig c = ((AdaptiveLimiter) l).config();
-      s.append("between ").append(c.minLimit()).append(" and ").append(c.maxLimit())
+      s.append("Adaptive limit: between ").append(c.minLimit()).append(" and ").append(c.maxLimit())
           .append(" attempts in flight, starting at ").append(c.initialLimit())
           .append(c.mode() == Limiter.AdaptiveConfig.Mode.LOSS
               ? " (loss-based: a failure, timeout or throttled answer multiplies it by " + number(c.backoffRatio())
@@ -892,12 +897,12 @@ final class Explanation {
     policy.breaker().ifPresent(b -> g.add("breaker '" + b.name() + "'"));
     for (Limiter l : policy.limiters()) {
       if (l instanceof RateLimiter) {
-        g.add(l.name());
+        g.add("rate limiter");
       }
     }
     for (Limiter l : policy.limiters()) {
       if (!(l instanceof RateLimiter)) {
-        g.add(l.name());
+        g.add(l instanceof ConcurrencyLimiter ? "bulkhead" : "adaptive limit");
       }
     }
     if (budgetBounded) {
@@ -911,7 +916,7 @@ final class Explanation {
     Path h = hedged;
     Path s = sequential;
     if (worst.ending == Ending.UNBOUNDED) {
-      out.add("If an attempt hangs: " + describe(worst) + ".");
+      out.add("If the attempt hangs: " + describe(worst) + ".");
     } else if (h == null) {
       out.add(lead(worst) + describe(worst) + ".");
     } else {
@@ -931,14 +936,14 @@ final class Explanation {
     return out;
   }
 
-  private static String lead(Path p) {
-    return p.allTimeOut ? "If every attempt times out: " : "Worst case: ";
+  private String lead(Path p) {
+    return !p.allTimeOut ? "Worst case: " : ceiling == NONE ? "If every attempt hangs: " : "If every attempt times out: ";
   }
 
   /** One path in words: its attempts, then how it ends. */
   private String describe(Path p) {
     if (p.ending == Ending.UNBOUNDED) {
-      return "nothing ends it: no attempt timeout, no deadline";
+      return "the call never ends";
     }
     StringBuilder s = new StringBuilder();
     List<Step> steps = p.steps;
@@ -951,9 +956,10 @@ final class Explanation {
       if (st.gateWait > 0) {
         s.append(" (after ").append(fmt(st.gateWait)).append(" at the limiters)");
       }
-      s.append(' ').append(span(st.start, st.end));
-      if (st.failsEarly) {
-        s.append(" (fails)");
+      if (st.failsEarly && st.start == st.end) {
+        s.append(" fails at once at ").append(fmt(st.start));
+      } else {
+        s.append(' ').append(span(st.start, st.end)).append(st.failsEarly ? ", failing" : "");
       }
     }
     switch (p.ending) {
@@ -968,7 +974,8 @@ final class Explanation {
         s.append("; the budget will not fund the next retry: the guarded pause ends the call");
         break;
       case GATE_REFUSES:
-        s.append(steps.isEmpty() ? "a gate refuses the first attempt" : "; a gate refuses the next attempt");
+        String who = gateRefuses ? budgetBounded && !steps.isEmpty() ? "a gate or the budget" : "a gate" : "the budget";
+        s.append(steps.isEmpty() ? who + " refuses the first attempt" : "; " + who + " refuses the next attempt");
         if (p.queued > 0) {
           s.append(" after it queued ").append(fmt(p.queued));
         }
@@ -987,7 +994,7 @@ final class Explanation {
   private String bottomLine() {
     StringBuilder s = new StringBuilder("Worst call: ");
     if (worst.nanos == NONE) {
-      s.append("unbounded, as no deadline or attempt timeout ends it");
+      s.append("unbounded (nothing ends an attempt that hangs)");
     } else {
       s.append(fmt(worst.nanos));
     }
@@ -1023,8 +1030,8 @@ final class Explanation {
         s.append(" Across calls: ").append(what).append(" in flight ≤ max(").append(c.minimum()).append(", ")
             .append(number(c.percent())).append(" × calls in flight).");
       } else if (b.isUnbounded()) {
-        s.append(" Across calls: no bound; in an outage every call makes all ").append(mostAttempts)
-            .append(" attempts.");
+        s.append(" Across calls: nothing bounds retries; in an outage every call can make ").append(mostAttempts)
+            .append(" attempts, ").append(mostAttempts).append(" times the load.");
       }
     }
     return s.toString();

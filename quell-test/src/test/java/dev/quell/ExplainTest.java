@@ -1,0 +1,426 @@
+package dev.quell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quell.test.VirtualTime;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.random.RandomGenerator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link Resilience#explain()} against what calls really do: for every preset and for compound
+ * policies, the worst case it describes is replayed on a virtual clock — every attempt timing out
+ * (or failing when the path says so), the jitter drawing the waits the path names — and the call
+ * must take exactly the time and make exactly the attempts the explanation says. The most attempts
+ * per call is replayed with attempts that fail at once and the shortest waits.
+ */
+class ExplainTest {
+
+  /** A virtual clock whose jitter draws are scripted; unscripted draws are the least (or the greatest). */
+  static final class Clock implements TimeSource {
+    final VirtualTime time = VirtualTime.create();
+    final ArrayDeque<Long> draws = new ArrayDeque<>();
+    RandomGenerator unscripted = Draws.LEAST;
+    private final RandomGenerator random = new RandomGenerator() {
+      @Override
+      public long nextLong() {
+        return unscripted.nextLong();
+      }
+
+      @Override
+      public long nextLong(long bound) {
+        Long d = draws.poll();
+        if (d == null) {
+          return unscripted.nextLong(bound);
+        }
+        assertThat(d).as("a scripted draw within its bound").isBetween(0L, bound - 1);
+        return d;
+      }
+
+      @Override
+      public long nextLong(long origin, long bound) {
+        return origin + nextLong(bound - origin);
+      }
+    };
+
+    @Override
+    public long nanoTime() {
+      return time.nanoTime();
+    }
+
+    @Override
+    public void sleep(long nanos) throws InterruptedException {
+      time.sleep(nanos);
+    }
+
+    @Override
+    public Scheduled schedule(Runnable task, long delayNanos) {
+      return time.schedule(task, delayNanos);
+    }
+
+    @Override
+    public RandomGenerator random() {
+      return random;
+    }
+
+    /** Scripts the draws that make {@code policy}'s backoff produce the waits of {@code path}. */
+    void script(Resilience policy, Explanation.Path path) {
+      Backoff b = policy.backoff();
+      for (long[] w : path.backoffs()) {
+        if (b instanceof Backoff.Exponential) {
+          Jitter j = ((Backoff.Exponential) b).jitter();
+          long full = Math.min((long) Math.min(Long.MAX_VALUE, nominal((Backoff.Exponential) b, (int) w[0])),
+              policy.backoffMax.toNanos());
+          if (full <= 0) {
+            continue;
+          }
+          if (j == Jitter.FULL) {
+            draws.add(w[1]);
+          } else if (j == Jitter.EQUAL) {
+            draws.add(w[1] - full / 2);
+          }
+        }
+      }
+    }
+
+    private static double nominal(Backoff.Exponential b, int retry) {
+      // the delay before jitter: the backoff with the greatest draw
+      return b.delay(retry, Verdict.TRANSIENT, Draws.MOST).toNanos();
+    }
+  }
+
+  /** Random sources that always draw their least or greatest value. */
+  enum Draws implements RandomGenerator {
+    LEAST, MOST;
+
+    @Override
+    public long nextLong() {
+      return this == MOST ? Long.MAX_VALUE : 0;
+    }
+
+    @Override
+    public long nextLong(long bound) {
+      return this == MOST ? bound - 1 : 0;
+    }
+
+    @Override
+    public long nextLong(long origin, long bound) {
+      return this == MOST ? bound - 1 : origin;
+    }
+  }
+
+  /** Runs one call of {@code policy} whose attempt n fails after {@code failAfter(n)} nanoseconds, or hangs (-1). */
+  static Outcome<Object> run(boolean async, Resilience policy, Clock clock, Function<Integer, Long> failAfter) {
+    if (async) {
+      CompletableFuture<Outcome<Object>> f = policy.runAsync(attempt -> {
+        long after = failAfter.apply(attempt.number());
+        CompletableFuture<Object> stage = new CompletableFuture<>();
+        if (after >= 0) {
+          clock.time.schedule(() -> stage.completeExceptionally(new IOException("down")), after);
+        }
+        return stage;
+      });
+      clock.time.runUntilIdle(Duration.ofDays(3650));
+      assertThat(f).as("the call ended").isDone();
+      return f.join();
+    }
+    return policy.run((Attempt attempt) -> {
+      long after = failAfter.apply(attempt.number());
+      clock.sleep(after >= 0 ? after : Long.MAX_VALUE / 4); // an attempt timeout on this clock interrupts it
+      if (after >= 0) {
+        throw new IOException("down");
+      }
+      throw new AssertionError("attempt " + attempt.number() + " hung past its timeout");
+    });
+  }
+
+  /** Replays {@code path}: attempts that fail early on it fail then, the others hang until their timeout. */
+  static Outcome<Object> replay(boolean async, Resilience policy, Clock clock, Explanation.Path path) {
+    return replay(async, policy, clock, path, policy);
+  }
+
+  static Outcome<Object> replay(boolean async, Resilience onClock, Clock clock, Explanation.Path path, Resilience p) {
+    Resilience policy = onClock.timeSource() == clock ? onClock : p.withTimeSource(clock);
+    clock.script(policy, path);
+    return run(async, policy, clock, n -> {
+      for (Explanation.Step s : path.steps) {
+        if (s.number == n) {
+          return s.failsEarly ? s.end - s.start : -1L;
+        }
+      }
+      return -1L;
+    });
+  }
+
+  static void assertAttains(Outcome<Object> outcome, Explanation.Path path) {
+    assertThat(outcome.elapsed()).as("the worst time explained, %s", outcome).isEqualTo(Duration.ofNanos(path.nanos));
+    assertThat(outcome.attempts()).as("the attempts of the worst call, %s", outcome).isEqualTo(path.attempts);
+  }
+
+  // ---------------------------------------------------------------- the policies
+
+  static Stream<Arguments> policies() {
+    return Stream.of(
+        Arguments.of("DEFAULT", (Function<Clock, Resilience>) c -> Resilience.DEFAULT.withTimeSource(c)),
+        Arguments.of("HTTP", (Function<Clock, Resilience>) c -> Resilience.HTTP.withTimeSource(c)),
+        Arguments.of("no deadline", (Function<Clock, Resilience>) c -> Resilience.DEFAULT.withTimeSource(c)
+            .withoutDeadline().withAttempts(4).withAttemptTimeout(Duration.ofMillis(100))
+            .withBackoff(Backoff.exponential(Duration.ofMillis(50)))),
+        Arguments.of("longest waits cross the deadline", (Function<Clock, Resilience>) c -> Resilience.DEFAULT
+            .withTimeSource(c).withBudget(RetryBudget.NONE).withAttempts(3).withDeadline(Duration.ofSeconds(1))
+            .withAttemptTimeout(Duration.ofMillis(600)).withBackoff(Backoff.exponential(Duration.ofMillis(500)))),
+        Arguments.of("a fast failure is worse than a timeout", (Function<Clock, Resilience>) c -> Resilience.DEFAULT
+            .withTimeSource(c).withBudget(RetryBudget.NONE).withAttempts(2).withDeadline(Duration.ofSeconds(1))
+            .withAttemptTimeout(Duration.ofMillis(600)).withBackoff(Backoff.constant(Duration.ofMillis(500)))),
+        Arguments.of("equal jitter", (Function<Clock, Resilience>) c -> Resilience.DEFAULT.withTimeSource(c)
+            .withAttempts(5).withDeadline(Duration.ofSeconds(3)).withAttemptTimeout(Duration.ofMillis(400))
+            .withBackoff(Backoff.exponential(Duration.ofMillis(100)).withJitter(Jitter.EQUAL))),
+        Arguments.of("no attempt timeout", (Function<Clock, Resilience>) c -> Resilience.DEFAULT.withTimeSource(c)
+            .withoutAttemptTimeout().withDeadline(Duration.ofMillis(800))),
+        Arguments.of("guards and measured timing", (Function<Clock, Resilience>) c -> Resilience.DEFAULT
+            .withName("inventory").withTimeSource(c).withAttempts(4).withDeadline(Duration.ofSeconds(2))
+            .withAttemptTimeout(Duration.ofMillis(500)).withBackoff(Backoff.exponential(Duration.ofMillis(100)))
+            .withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.rate(100, 10, c))
+            .withLimiter(Limiter.concurrency(20)).withLimiter(Limiter.adaptive())
+            .withMeasuredTiming(MeasuredTiming.multipleOfP95(3).withFloor(Duration.ofMillis(50)))),
+        Arguments.of("hedged", (Function<Clock, Resilience>) c -> Resilience.DEFAULT.withName("search")
+            .withTimeSource(c).withBudget(RetryBudget.NONE).withAttempts(3).withDeadline(Duration.ofSeconds(2))
+            .withAttemptTimeout(Duration.ofMillis(300)).withHedge(Hedge.after(Duration.ofMillis(40)).withMaxHedges(2))),
+        Arguments.of("hedged, then retries", (Function<Clock, Resilience>) c -> Resilience.DEFAULT
+            .withTimeSource(c).withBudget(RetryBudget.NONE).withAttempts(5).withDeadline(Duration.ofSeconds(3))
+            .withAttemptTimeout(Duration.ofSeconds(1))
+            .withHedge(Hedge.after(Duration.ofMillis(100)).withMaxHedges(2).withRetries(true))),
+        Arguments.of("hedged at a measured delay", (Function<Clock, Resilience>) c -> Resilience.HTTP
+            .withName("catalog").withTimeSource(c).withBudget(RetryBudget.NONE)
+            .withAttemptTimeout(Duration.ofMillis(800)).withHedge(Hedge.maxExtraLoad(0.05))),
+        Arguments.of("everything, with ambient criticality", (Function<Clock, Resilience>) c -> Resilience.DEFAULT
+            .withName("checkout").withTimeSource(c).withAttempts(4).withDeadline(Duration.ofSeconds(2))
+            .withAttemptTimeout(Duration.ofMillis(500)).withBreaker(CircuitBreaker.Config.DEFAULT)
+            .withLimiter(Limiter.rate(100, 10, c)).withLimiter(Limiter.concurrency(20))
+            .withHedge(Hedge.after(Duration.ofMillis(100))).withMeasuredTiming(MeasuredTiming.multipleOfP95(3))
+            .withAmbientCriticality(true)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("policies")
+  void theWorstCaseExplainedIsWhatACallWhoseAttemptsTimeOutTakes(String name, Function<Clock, Resilience> make) {
+    for (boolean async : new boolean[] {true, false}) {
+      Clock clock = new Clock();
+      Resilience policy = make.apply(clock);
+      Explanation e = new Explanation(policy);
+      Explanation.Path path = e.hedged != null ? e.hedged : e.worst;
+      if (e.hedged != null && !async) {
+        continue; // hedges run beside the caller's thread: replayed on the deterministic asynchronous driver
+      }
+      assertThat(path.needsGates).as("no limiter needs to wait for these").isFalse();
+      assertAttains(replay(async, policy, clock, path), path);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("policies")
+  void theMostAttemptsExplainedIsWhatACallWhoseAttemptsFailAtOnceMakes(String name, Function<Clock, Resilience> make) {
+    Clock clock = new Clock();
+    Resilience policy = make.apply(clock);
+    Explanation e = new Explanation(policy);
+    Outcome<Object> fast = run(true, policy, clock, n -> 0L);
+    if (e.sequential == null || e.mostAttempts == fast.attempts()) {
+      assertThat(fast.attempts()).isEqualTo(e.mostAttempts);
+    } else {
+      // the most attempts need the first hedge refused: a SHEDDABLE call (or a dry budget) retries instead
+      assertThat(fast.attempts()).isLessThan(e.mostAttempts);
+    }
+    assertThat(policy.explain()).contains("at most " + e.mostAttempts + " attempt");
+  }
+
+  // ---------------------------------------------------------------- paths that need the guards' help
+
+  @Test
+  void aSheddableCallOfAHedgingPolicyRetriesInsteadAndTakesTheLongerPathExplained() {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.DEFAULT.withName("checkout").withTimeSource(clock).withAttempts(4)
+        .withDeadline(Duration.ofSeconds(2)).withAttemptTimeout(Duration.ofMillis(500))
+        .withHedge(Hedge.after(Duration.ofMillis(100))).withAmbientCriticality(true);
+    Explanation e = new Explanation(policy);
+    assertThat(e.sequential).isNotNull();
+    assertThat(e.worst).isSameAs(e.sequential);
+    assertThat(e.sequential.nanos).isGreaterThan(e.hedged.nanos);
+    assertAttains(replay(true, policy, new Clock(), e.hedged, policy), e.hedged);
+    Outcome<Object> sheddable;
+    try (ResilienceContext.Scope scope = ResilienceContext.current().withCriticality(Criticality.SHEDDABLE).open()) {
+      Clock c2 = new Clock();
+      Resilience p2 = policy.withTimeSource(c2);
+      sheddable = replay(true, p2, c2, e.sequential, p2);
+    }
+    assertAttains(sheddable, e.sequential);
+  }
+
+  @Test
+  void aHedgeTheBudgetRefusesLeavesAPlainRetryingCallAsExplained() {
+    Clock clock = new Clock();
+    RetryBudget budget = RetryBudget.of(0.1, 10, clock); // 100 tokens, ten more each second
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(budget).withAttempts(3)
+        .withDeadline(Duration.ofSeconds(2)).withAttemptTimeout(Duration.ofSeconds(1))
+        .withHedge(Hedge.after(Duration.ofMillis(100)));
+    Explanation e = new Explanation(policy);
+    assertThat(e.worst).isSameAs(e.sequential);
+    // other calls drain it at 50 ms: the hedge at 100 ms finds half a token, the retries after 1 s ten
+    clock.time.schedule(() -> {
+      while (budget.trySpend()) {
+        // spent elsewhere
+      }
+    }, Duration.ofMillis(50).toNanos());
+    Outcome<Object> o = replay(true, policy, clock, e.worst);
+    assertAttains(o, e.worst);
+    assertThat(o.attempts()).as("no hedge among them").isEqualTo(3);
+  }
+
+  @Test
+  void aBreakerThatOpensAfterTheFirstAttemptMakesTheRefusalThePathExplained() {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE).withoutDeadline()
+        .withAttempts(2).withAttemptTimeout(Duration.ofMillis(50)).withBackoff(Backoff.constant(Duration.ofMillis(20)))
+        .withBreaker(CircuitBreaker.Config.DEFAULT.withConsecutiveFailures(1));
+    Explanation e = new Explanation(policy);
+    assertThat(e.worst.ending).isEqualTo(Explanation.Ending.GATE_REFUSES);
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofMillis(50 + 20 + 100).toNanos());
+    Outcome<Object> o = replay(false, policy, clock, e.worst);
+    assertAttains(o, e.worst);
+    assertThat(o.stopReason()).isEqualTo(StopReason.DEPENDENCY_UNAVAILABLE);
+    assertThat(e.mostAttempts).isEqualTo(2);
+  }
+
+  @Test
+  void aBudgetSpentByOthersDuringTheWaitMakesItsRefusalThePathExplained() {
+    Clock clock = new Clock();
+    RetryBudget budget = RetryBudget.of(0.1, 0, clock); // one token, no floor
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(budget).withoutDeadline()
+        .withAttempts(2).withAttemptTimeout(Duration.ofMillis(50)).withBackoff(Backoff.constant(Duration.ofMillis(10)));
+    Explanation e = new Explanation(policy);
+    // the budget would fund the retry when the attempt times out, but another call spends the token during the wait:
+    // refused at admission, after the wait, then the guarded pause — longer than a refusal before the wait
+    assertThat(e.worst.ending).isEqualTo(Explanation.Ending.GATE_REFUSES);
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofMillis(50 + 10 + 100).toNanos());
+    clock.time.schedule(() -> assertThat(budget.trySpend()).isTrue(), Duration.ofMillis(55).toNanos());
+    Outcome<Object> o = replay(true, policy, clock, e.worst);
+    assertAttains(o, e.worst);
+    assertThat(o.stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+  }
+
+  @Test
+  void aDryBudgetRefusesBeforeTheWaitAsExplained() {
+    Clock clock = new Clock();
+    RetryBudget budget = RetryBudget.of(0.1, 0, clock);
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(budget).withoutDeadline()
+        .withAttempts(2).withAttemptTimeout(Duration.ofMillis(50)).withBackoff(Backoff.constant(Duration.ofMillis(500)));
+    Explanation e = new Explanation(policy);
+    // a long wait: refused at admission after it would be longer still, so that is the worst; a dry budget
+    // refuses before the wait instead, which the explanation bounds too
+    assertThat(budget.trySpend()).isTrue();
+    Outcome<Object> o = run(true, policy, clock, n -> -1L);
+    assertThat(o.stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+    assertThat(o.elapsed()).isEqualTo(Duration.ofMillis(150)).isLessThanOrEqualTo(Duration.ofNanos(e.worst.nanos));
+  }
+
+  @Test
+  void aRateLimiterThatMakesEveryAttemptWaitItsLongestGivesTheTimeExplained() {
+    Clock clock = new Clock();
+    Limiter rate = Limiter.rate(10, 1, Duration.ofMillis(100), clock); // a permit every 100 ms, one at a time
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE).withoutDeadline()
+        .withAttempts(2).withAttemptTimeout(Duration.ofSeconds(1)).withBackoff(Backoff.NONE).withLimiter(rate);
+    Explanation e = new Explanation(policy);
+    assertThat(e.worst.needsGates).isTrue();
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofMillis(100 + 1000 + 100 + 1000).toNanos());
+    // another caller takes the permit just before each of this call's attempts asks for one
+    Resilience other = Resilience.NONE.withTimeSource(clock).withLimiter(rate);
+    for (Explanation.Step s : e.worst.steps) {
+      long asks = s.start - s.gateWait;
+      clock.time.schedule(() -> other.runAsync(a -> CompletableFuture.completedFuture("x")), asks);
+    }
+    clock.time.runUntilIdle(Duration.ZERO);
+    assertAttains(replay(true, policy, clock, e.worst), e.worst);
+  }
+
+  @Test
+  void aBulkheadThatMakesEveryAttemptQueueItsLongestGivesTheTimeExplained() {
+    Clock clock = new Clock();
+    Limiter bulkhead = Limiter.concurrency(1, Duration.ofMillis(200));
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE).withoutDeadline()
+        .withAttempts(2).withAttemptTimeout(Duration.ofMillis(50)).withBackoff(Backoff.constant(Duration.ofMillis(10)))
+        .withLimiter(bulkhead);
+    Explanation e = new Explanation(policy);
+    // the first attempt queues 200 ms and runs 50; the retry queues 200 ms and is refused: the guarded pause
+    assertThat(e.worst.ending).isEqualTo(Explanation.Ending.GATE_REFUSES);
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofMillis(200 + 50 + 10 + 200 + 100).toNanos());
+    assertThat(e.worst.queued).isEqualTo(Duration.ofMillis(200).toNanos());
+    // another caller holds the only permit: until the first attempt's longest queue is over, then from just
+    // before the retry asks until long after
+    Resilience other = Resilience.NONE.withTimeSource(clock).withLimiter(bulkhead);
+    Explanation.Step first = e.worst.steps.get(0);
+    CompletableFuture<Object> firstHold = new CompletableFuture<>();
+    other.runAsync(a -> firstHold);
+    clock.time.schedule(() -> firstHold.complete("x"), first.gateWait);
+    CompletableFuture<Object> secondHold = new CompletableFuture<>();
+    clock.time.schedule(() -> other.runAsync(a -> secondHold), first.end + 1);
+    Outcome<Object> o = replay(true, policy, clock, e.worst);
+    assertAttains(o, e.worst);
+    assertThat(o.stopReason()).isEqualTo(StopReason.LIMITED);
+    secondHold.complete("x");
+  }
+
+  @Test
+  void aPolicyWithoutDeadlineOrTimeoutIsExplainedAsUnboundedAndACallThatHangsIndeedNeverEnds() {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.NONE.withTimeSource(clock);
+    Explanation e = new Explanation(policy);
+    assertThat(e.worst.nanos).isEqualTo(Explanation.NONE);
+    CompletableFuture<Outcome<Object>> f = policy.runAsync(a -> new CompletableFuture<>());
+    clock.time.advance(Duration.ofDays(365));
+    assertThat(f).as("nothing ends it").isNotDone();
+    f.cancel(true);
+    assertThat(e.mostAttempts).isEqualTo(1);
+  }
+
+  // ---------------------------------------------------------------- the explanations, word for word
+
+  @Test
+  void none() {
+    assertThat(Resilience.NONE.explain()).isEqualTo("""
+        """);
+  }
+
+  @Test
+  void defaultPreset() {
+    assertThat(Resilience.DEFAULT.explain()).isEqualTo("""
+        """);
+  }
+
+  @Test
+  void httpPreset() {
+    assertThat(Resilience.HTTP.explain()).isEqualTo("""
+        """);
+  }
+
+  @Test
+  void print() {
+    policies().forEach(a -> {
+      @SuppressWarnings("unchecked")
+      Function<Clock, Resilience> f = (Function<Clock, Resilience>) a.get()[1];
+      System.out.println("=== " + a.get()[0]);
+      System.out.println(f.apply(new Clock()).explain());
+    });
+  }
+
+  static List<String> lines(String text) {
+    return List.of(text.split("\n"));
+  }
+}
