@@ -58,6 +58,8 @@ final class Explanation {
   final @Nullable Path hedged;
   final @Nullable Path sequential;
   final int mostAttempts;
+  /** The hedges a hedging call's opening sends before one is refused (or all it may), during a search. */
+  private int burstHedges;
 
   Explanation(Resilience p) {
     this.policy = p;
@@ -99,6 +101,7 @@ final class Explanation {
     }
     this.hedgeDelay = h;
     this.sequentialReachable = hedge != null && (p.useAmbientCriticality() || budgetBounded || gateRefuses);
+    this.burstHedges = hedge == null ? 0 : Math.min(hedge.maxHedges(), attempts - 1);
 
     if (hedge == null) {
       this.hedged = null;
@@ -106,11 +109,26 @@ final class Explanation {
       this.worst = worstOf(false);
       this.mostAttempts = most(false);
     } else {
-      this.hedged = worstOf(true);
+      // the opening sends every hedge it may, or — when a gate can refuse one and the call retries
+      // afterwards — stops after fewer, so that its retries start sooner and wait for other backoffs
+      int full = burstHedges;
+      int fewest = hedge.retries() && (budgetBounded || gateRefuses) ? 1 : full;
+      Path worstHedged = null;
+      int most = 0;
+      for (int k = full; k >= fewest; k--) {
+        burstHedges = k;
+        Path candidate = worstOf(true);
+        if (worstHedged == null || candidate.isWorseThan(worstHedged)) {
+          worstHedged = candidate;
+        }
+        most = Math.max(most, most(true));
+      }
+      burstHedges = full;
+      this.hedged = worstHedged;
       this.sequential = sequentialReachable ? worstOf(false) : null;
       Path s = sequential;
-      this.worst = s != null && s.isWorseThan(hedged) ? s : hedged;
-      this.mostAttempts = Math.max(most(true), sequentialReachable ? most(false) : 0);
+      this.worst = s != null && s.isWorseThan(worstHedged) ? s : worstHedged;
+      this.mostAttempts = Math.max(most, sequentialReachable ? most(false) : 0);
     }
   }
 
@@ -234,6 +252,8 @@ final class Explanation {
     final boolean needsGates;
     /** Every attempt on it runs until its timeout (or the deadline). */
     final boolean allTimeOut;
+    /** On a hedging path whose opening stops short: the number of its last attempt, after which a hedge is refused; else 0. */
+    int hedgeRefusedAfter;
 
     Path(long nanos, int attempts, Ending ending, List<Step> steps, long lastBackoff, long queued, boolean needsGates,
         boolean allTimeOut) {
@@ -244,7 +264,7 @@ final class Explanation {
       this.lastBackoff = lastBackoff;
       this.queued = queued;
       this.needsGates = needsGates;
-      this.allTimeOut = allTimeOut;
+      this.allTimeOut = allTimeOut && steps.stream().noneMatch(s -> s.failsEarly);
     }
 
     boolean isWorseThan(Path o) {
@@ -274,7 +294,115 @@ final class Explanation {
     int started;
     boolean stops;
     Ending ending = Ending.EXHAUSTED;
-    final List<long[]> attempts = new ArrayList<>(); // start, end, hedge (0/1)
+    final List<long[]> attempts = new ArrayList<>(); // start, end, hedge (0/1), fails before its timeout (0/1)
+  }
+
+  /**
+   * The opening of a hedging call, relative to its first attempt's start, the deadline {@code left}
+   * away: with {@code dur} its ceiling, the longest it can last; with {@code dur} 0, every attempt
+   * failing at once.
+   *
+   * <p>The longest, when failures are transient: each hedge goes out at most a hedge delay after the
+   * one before (its timer) and at most a ceiling after it (that attempt's end, whether it times out or
+   * fails, sends the next at once). Both are attained together: each attempt fails exactly when the
+   * next hedge's timer is due (a failure at that instant is taken first and sends the hedge; the timer
+   * is then stale), or times out first if the ceiling is the shorter; the last runs to its timeout.
+   * Timing out on every attempt is not the worst: a timeout that falls between two timers sends the
+   * next hedge early.
+   */
+  Burst burst(long dur, long left) {
+    Hedge h = hedge;
+    if (h == null) {
+      throw new IllegalStateException("no hedge");
+    }
+    if (dur == 0 || dur == NONE || timeoutVerdict.kind() != Verdict.Kind.TRANSIENT) {
+      return replay(dur, left);
+    }
+    int hedges = burstHedges;
+    long step = Math.min(hedgeDelay, dur);
+    long longest = Durations.saturatedAdd((long) Math.min((double) hedges * step, Long.MAX_VALUE), dur);
+    if (longest >= left) {
+      // the deadline cuts it: every hedge goes out (as late as they can, the last a ceiling before the
+      // deadline), so the cut call has made the most attempts it can
+      return sends(hedges, step, Math.max(0, left - dur), dur, dur, left);
+    }
+    return sends(hedges, step, longest - dur, dur, dur, left);
+  }
+
+  /** An opening whose last hedge goes out at {@code last}, the others as late as they can before it. */
+  private Burst sends(int hedges, long step, long last, long lastRuns, long dur, long left) {
+    List<Long> sends = new ArrayList<>();
+    for (int j = 0; j <= hedges; j++) {
+      long behind = (long) Math.min((double) (hedges - j) * step, Long.MAX_VALUE);
+      sends.add(j == 0 ? 0 : Math.max(0, last - behind));
+    }
+    return build(sends, lastRuns, dur, left);
+  }
+
+  /**
+   * A hedging call's opening that ends exactly {@code x} after its first attempt's start (between
+   * every attempt failing at once and {@link #burst}'s longest), for a path that needs it: the hedges
+   * go out as late as they can, the last at {@code x} less a ceiling, and the last attempt runs to
+   * {@code x}. Only for transient failures and a finite ceiling; otherwise the closest the replay gives.
+   */
+  Burst realize(long x, long left) {
+    Hedge h = hedge;
+    if (h == null) {
+      throw new IllegalStateException("no hedge");
+    }
+    long dur = ceiling;
+    if (dur == NONE || timeoutVerdict.kind() != Verdict.Kind.TRANSIENT) {
+      return replay(x == 0 ? 0 : dur, left);
+    }
+    int hedges = burstHedges;
+    long last = Math.max(0, x - dur);
+    return sends(hedges, Math.min(hedgeDelay, dur), last, x - last, dur, left);
+  }
+
+  /**
+   * The attempts of an opening whose attempts start at {@code sends}: each but the last ends just as
+   * the next goes out, sending it — unless its hedge timer sends the next one and it can time out
+   * without sending another or outlasting the last — and the last runs {@code lastRuns}; all are cut
+   * at {@code left}.
+   */
+  private Burst build(List<Long> sends, long lastRuns, long dur, long left) {
+    Hedge h = hedge;
+    Burst b = new Burst();
+    int last = sends.size() - 1;
+    long lastStart = sends.get(last);
+    long lastEnd = Durations.saturatedAdd(lastStart, lastRuns);
+    for (int k = 0; k <= last; k++) {
+      long start = sends.get(k);
+      long timeout = Durations.saturatedAdd(start, dur);
+      long end;
+      boolean fails;
+      if (k == last) {
+        end = Durations.saturatedAdd(start, lastRuns);
+        fails = lastRuns < dur;
+      } else if (sends.get(k + 1) - start == hedgeDelay && timeout >= lastStart && timeout <= lastEnd) {
+        end = timeout; // its timer sends the next hedge, and its timeout comes when no hedge is left to send
+        fails = false;
+      } else {
+        end = sends.get(k + 1); // its end sends the next hedge
+        fails = end - start < dur;
+      }
+      if (end >= left) {
+        end = left;
+        fails = false;
+      }
+      b.attempts.add(new long[] {start, end, k == 0 ? 0 : 1, fails ? 1 : 0});
+      b.end = Math.max(b.end, end);
+    }
+    b.started = last + 1;
+    b.stops = true;
+    if (b.end >= left) {
+      b.ending = Ending.CUT;
+    } else if (b.started >= attempts || b.started > 1 && h != null && !h.retries()) {
+      b.ending = Ending.EXHAUSTED;
+    } else {
+      b.stops = false;
+    }
+    return b;
   }
 
   /**
@@ -282,15 +410,15 @@ final class Explanation {
    * attempts that each last {@code dur} (cut at {@code left}), relative to the first one's start. Ties
    * go as the drivers order them: an attempt's timeout before a hedge timer due at the same instant.
    */
-  Burst burst(long dur, long left) {
+  private Burst replay(long dur, long left) {
     Hedge h = hedge;
     Burst b = new Burst();
     if (h == null) {
       throw new IllegalStateException("no hedge");
     }
-    int m = h.maxHedges();
+    int m = burstHedges;
     List<long[]> atts = b.attempts;
-    atts.add(new long[] {0, Math.min(dur, left), 0});
+    atts.add(new long[] {0, Math.min(dur, left), 0, 0});
     boolean[] ended = new boolean[attempts + 1];
     int running = 1;
     int hedges = 0;
@@ -362,7 +490,7 @@ final class Explanation {
   private long send(Burst b, List<long[]> atts, long t, long dur, long left, boolean another) {
     b.started++;
     long runs = left == NONE ? dur : Math.min(dur, left - t);
-    atts.add(new long[] {t, Durations.saturatedAdd(t, runs), 1});
+    atts.add(new long[] {t, Durations.saturatedAdd(t, runs), 1, 0});
     return another ? Durations.saturatedAdd(t, hedgeDelay) : NONE;
   }
 
@@ -594,8 +722,14 @@ final class Explanation {
     }
     long lastBackoff = refused && last > 0 ? backoff : c.lastBackoff;
     long queued = refused ? Math.min(queueWait, deadline == NONE ? NONE : Math.max(0, deadline - c.from)) : 0;
-    return new Path(c.nanos, c.attempts, c.ending, List.copyOf(steps), lastBackoff, queued,
+    Path path = new Path(c.nanos, c.attempts, c.ending, List.copyOf(steps), lastBackoff, queued,
         (needsGates || c.ending == Ending.BUDGET_REFUSES) && gates, allTimeOut);
+    Hedge h = hedge;
+    if (h != null && stages.get(0).burst != null && burstHedges < Math.min(h.maxHedges(), attempts - 1)
+        && steps.size() > burstHedges + 1) {
+      path.hedgeRefusedAfter = burstHedges + 1;
+    }
+    return path;
   }
 
   /** The admissions of {@code st} from which a start in {@code starts} can be reached, waiting at most {@code g}. */
@@ -610,11 +744,13 @@ final class Explanation {
       steps.add(new Step(st.first, false, start, end, backoff, gateW, runs < ceiling && end < deadline));
       return;
     }
-    Burst x = burst(runs == st.longest ? ceiling : 0, deadline == NONE ? NONE : deadline - start);
+    long left = deadline == NONE ? NONE : deadline - start;
+    Burst x = runs == st.longest ? burst(ceiling, left) : realize(runs, left);
     for (int i = 0; i < x.attempts.size(); i++) {
       long[] att = x.attempts.get(i);
       steps.add(new Step(st.first + i, att[2] == 1, Durations.saturatedAdd(start, att[0]),
-          Durations.saturatedAdd(start, att[1]), i == 0 ? backoff : -1, i == 0 ? gateW : 0, runs != st.longest));
+          Durations.saturatedAdd(start, att[1]), i == 0 ? backoff : -1, i == 0 ? gateW : 0,
+          runs != st.longest || att[3] == 1));
     }
   }
 
@@ -675,8 +811,12 @@ final class Explanation {
     if (attempts == 1) {
       s.append("1 attempt per call, no retries");
     } else {
-      s.append("up to ").append(attempts).append(" attempts per call (the first and up to ").append(attempts - 1)
-          .append(hedge != null ? " retries or hedges)" : attempts == 2 ? " retry)" : " retries)");
+      s.append("up to ").append(attempts).append(" attempts per call (the first and ");
+      if (attempts == 2) {
+        s.append(hedge != null ? "a retry or hedge)" : "a retry)");
+      } else {
+        s.append("up to ").append(attempts - 1).append(hedge != null ? " retries or hedges)" : " retries)");
+      }
     }
     s.append(deadline == NONE ? ", no deadline." : ", within a deadline of " + fmt(deadline) + ".");
     return s.toString();
@@ -739,8 +879,11 @@ final class Explanation {
         s.append(" After a throttled answer: ").append(String.join(", ", throttled)).append(attempts > 4 ? "…" : "")
             .append(';');
       }
+      s.append(differs ? " a" : " A");
+    } else {
+      s.append(" A");
     }
-    s.append(" a Retry-After from the dependency replaces the wait, capped at ").append(fmt(max))
+    s.append(" Retry-After from the dependency replaces the wait, capped at ").append(fmt(max))
         .append(" and never jittered.");
     if (deadline != NONE) {
       s.append(" A wait that would end past the deadline is not slept: the call ends at once.");
@@ -774,13 +917,17 @@ final class Explanation {
     StringBuilder s = new StringBuilder("Hedging: ");
     long fixed = h.fixedDelayNanos();
     if (fixed >= 0) {
-      s.append(fixed == NONE ? "never on a timer" : "after " + fmt(fixed) + " without an answer");
+      s.append(fixed == NONE ? "never on a timer" : fixed == 0 ? "at once, beside the first attempt"
+          : "after " + fmt(fixed) + " without an answer");
     } else {
-      s.append("at the live p").append(number(h.quantile() * 100)).append(" of successful attempts (")
+      Duration window = policy.measuredTiming().map(MeasuredTiming::window).orElse(MeasuredTiming.DEFAULT_WINDOW);
+      s.append("after the live p").append(number(h.quantile() * 100))
+          .append(" of successful attempts without an answer (")
           .append(number(h.maxExtraLoad().orElse(0) * 100)).append("% extra load), never under ")
-          .append(fmt(h.floorNanos())).append("; ").append(fmt(hedgeDelay)).append(" until the window holds ")
+          .append(fmt(h.floorNanos())).append(" (").append(fmt(hedgeDelay)).append(" until the last ")
+          .append(fmt(window.toNanos())).append(" hold ")
           .append(policy.measuredTiming().map(MeasuredTiming::minSamples).orElse(MeasuredTiming.DEFAULT_MIN_SAMPLES))
-          .append(" of them (the worst case assumes this)");
+          .append(" of them, as the worst case assumes)");
     }
     s.append(", or at once after a transient failure; up to ").append(h.maxHedges())
         .append(h.maxHedges() == 1 ? " hedge" : " hedges").append(" beside the first attempt, each counted in the ")
@@ -810,7 +957,8 @@ final class Explanation {
       if (t.minimumPerSecond() > 0) {
         s.append(", ").append(number(t.minimumPerSecond())).append(" more come each second");
       }
-      s.append(", at most ").append(number(t.capacity())).append(" held; each retry or hedge spends one");
+      s.append(", at most ").append(number(t.capacity())).append(" held; each ")
+          .append(hedge != null ? "retry or hedge" : "retry").append(" spends one");
     } else if (b instanceof FeedbackThrottle) {
       FeedbackThrottle f = (FeedbackThrottle) b;
       s.append("a feedback throttle (gRPC's): ").append(funds)
@@ -829,7 +977,7 @@ final class Explanation {
     }
     s.append(". A retry it will not fund ends the call with BUDGET_EXHAUSTED (CallRejectedException) after the"
         + " guarded pause of ").append(fmt(PAUSE)).append(deadline == NONE ? "" : ", never past the deadline")
-        .append("; it is known before the wait, so the wait is not slept");
+        .append("; it is known before the wait, which is then not slept");
     if (policy.useAmbientCriticality()) {
       s.append(". With the caller's criticality, a SHEDDABLE call's retry is refused once the budget is more than"
           + " half spent, a SHEDDABLE_PLUS call's once it is more than three quarters spent");
@@ -844,7 +992,7 @@ final class Explanation {
         .append(number(c.failureRate() * 100)).append("% of at least ").append(c.minimumCalls())
         .append(" attempts in the last ").append(fmt(CircuitBreaker.nanos(c.window()))).append(" failed");
     if (c.consecutiveFailures() > 0) {
-      s.append(", or after ").append(c.consecutiveFailures()).append(" failures in a row");
+      s.append(", or after ").append(plural(c.consecutiveFailures(), "failure")).append(" in a row");
     }
     c.slowCallDuration().ifPresent(d -> s.append(", or when at least ").append(number(c.slowCallRate() * 100))
         .append("% took longer than ").append(fmt(CircuitBreaker.nanos(d))));
@@ -955,6 +1103,9 @@ final class Explanation {
       s.append(st.hedge ? "hedge #" : "#").append(st.number);
       if (st.gateWait > 0) {
         s.append(" (after ").append(fmt(st.gateWait)).append(" at the limiters)");
+      }
+      if (p.hedgeRefusedAfter > 0 && st.number == p.hedgeRefusedAfter + 1) {
+        s.append("the next hedge refused, ");
       }
       if (st.failsEarly && st.start == st.end) {
         s.append(" fails at once at ").append(fmt(st.start));

@@ -285,6 +285,30 @@ class ExplainTest {
   }
 
   @Test
+  void aLaterHedgeTheBudgetRefusesLetsTheRetriesStartSoonerAsExplained() {
+    Clock clock = new Clock();
+    RetryBudget budget = RetryBudget.of(0.1, 10, clock); // 100 tokens, ten more each second
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(budget).withAttempts(5)
+        .withDeadline(Duration.ofSeconds(5)).withAttemptTimeout(Duration.ofSeconds(1))
+        .withHedge(Hedge.after(Duration.ofMillis(100)).withMaxHedges(2).withRetries(true));
+    Explanation e = new Explanation(policy);
+    // with both hedges the retries start at 1.2 s and wait 400 and 800 ms; with the second refused they
+    // start at 1.1 s and wait 200, 400 and 800 ms, and the last is cut by the deadline
+    assertThat(e.hedged.hedgeRefusedAfter).isEqualTo(2);
+    assertThat(e.hedged.nanos).isEqualTo(Duration.ofSeconds(5).toNanos());
+    assertThat(e.hedged.attempts).isEqualTo(5);
+    assertThat(policy.explain()).contains("hedge #2 0.1 to 1.1 s, the next hedge refused, #3 1.3 to 2.3 s");
+    // other calls drain the budget at 150 ms: the hedge due at 200 ms is refused, the retries after 1.1 s are funded
+    clock.time.schedule(() -> {
+      while (budget.trySpend()) {
+        // spent elsewhere
+      }
+    }, Duration.ofMillis(150).toNanos());
+    Outcome<Object> o = replay(true, policy, clock, e.hedged);
+    assertAttains(o, e.hedged);
+  }
+
+  @Test
   void aBreakerThatOpensAfterTheFirstAttemptMakesTheRefusalThePathExplained() {
     Clock clock = new Clock();
     Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE).withoutDeadline()
@@ -395,32 +419,111 @@ class ExplainTest {
   @Test
   void none() {
     assertThat(Resilience.NONE.explain()).isEqualTo("""
-        """);
+        Policy 'none': 1 attempt per call, no retries, no deadline.
+        Attempts: no attempt timeout and no deadline: an attempt that hangs holds the caller for ever.
+        Deadline: none of its own; one in the caller's context still applies.
+        Budget: none (one attempt: nothing to retry).
+        Gates, in order, before every attempt: draining, deadline.
+        If the attempt hangs: the call never ends.
+        Worst call: unbounded (nothing ends an attempt that hangs), and at most 1 attempt on the dependency per call.""");
   }
 
   @Test
   void defaultPreset() {
     assertThat(Resilience.DEFAULT.explain()).isEqualTo("""
-        """);
+        Policy 'default': up to 3 attempts per call (the first and up to 2 retries), within a deadline of 30 s.
+        Attempts: each at most 10 s (the attempt timeout), and never past the deadline.
+        Waits: 0 to 100 ms before retry 1 and 0 to 200 ms before retry 2 (exponential backoff, full jitter). After a throttled answer: 0 to 1 s, 0 to 2 s; a Retry-After from the dependency replaces the wait, capped at 30 s and never jittered. A wait that would end past the deadline is not slept: the call ends at once.
+        Deadline: 30 s for the whole call, attempts, waits and pauses included; an earlier deadline in the caller's context wins.
+        Budget: this policy's own token bucket: each successful attempt adds 0.1 token, 3 more come each second, at most 30 held; each retry spends one. A retry it will not fund ends the call with BUDGET_EXHAUSTED (CallRejectedException) after the guarded pause of 100 ms, never past the deadline; it is known before the wait, which is then not slept.
+        Gates, in order, before every attempt: draining, deadline, budget (retries only).
+        If every attempt times out: #1 0 to 10 s, #2 10.1 to 20.1 s, #3 20.3 to 30 s, cut by the deadline: 30 s, 3 attempts.
+        Worst call: 30 s, and at most 3 attempts on the dependency per call. Across calls: retries ≤ 30 + 0.1 × successful attempts + 3 × seconds elapsed.""");
   }
 
   @Test
   void httpPreset() {
     assertThat(Resilience.HTTP.explain()).isEqualTo("""
-        """);
+        Policy 'http': up to 3 attempts per call (the first and up to 2 retries), within a deadline of 30 s.
+        Attempts: each at most 10 s (the attempt timeout), and never past the deadline.
+        Waits: 0 to 100 ms before retry 1 and 0 to 200 ms before retry 2 (exponential backoff, full jitter). After a throttled answer: 0 to 1 s, 0 to 2 s; a Retry-After from the dependency replaces the wait, capped at 30 s and never jittered. A wait that would end past the deadline is not slept: the call ends at once.
+        Deadline: 30 s for the whole call, attempts, waits and pauses included; an earlier deadline in the caller's context wins.
+        Budget: this policy's own token bucket: each successful attempt adds 0.1 token, 3 more come each second, at most 30 held; each retry spends one. A retry it will not fund ends the call with BUDGET_EXHAUSTED (CallRejectedException) after the guarded pause of 100 ms, never past the deadline; it is known before the wait, which is then not slept.
+        Gates, in order, before every attempt: draining, deadline, budget (retries only).
+        If every attempt times out: #1 0 to 10 s, #2 10.1 to 20.1 s, #3 20.3 to 30 s, cut by the deadline: 30 s, 3 attempts.
+        Worst call: 30 s, and at most 3 attempts on the dependency per call. Across calls: retries ≤ 30 + 0.1 × successful attempts + 3 × seconds elapsed.""");
+  }
+
+
+  @Test
+  void theTextIsTheSameForTheSameConfigurationWhateverHasRun() throws Exception {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.HTTP.withName("catalog").withTimeSource(clock)
+        .withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.adaptive());
+    String before = policy.explain();
+    for (int i = 0; i < 30; i++) {
+      run(true, policy, clock, n -> 0L); // failures: the budget drains, the breaker opens, the limit shrinks
+    }
+    assertThat(policy.budget().utilization()).isGreaterThan(0);
+    assertThat(policy.explain()).as("live state is not shown").isEqualTo(before);
+    assertThat(Resilience.HTTP.withName("catalog").withTimeSource(new Clock())
+        .withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.adaptive()).explain()).isEqualTo(before);
+    assertThat(before).doesNotContain("\u001b").isEqualTo(before.strip());
   }
 
   @Test
-  void print() {
-    policies().forEach(a -> {
-      @SuppressWarnings("unchecked")
-      Function<Clock, Resilience> f = (Function<Clock, Resilience>) a.get()[1];
-      System.out.println("=== " + a.get()[0]);
-      System.out.println(f.apply(new Clock()).explain());
-    });
+  void everyKindOfBudgetSaysWhatItBoundsAcrossCalls() {
+    assertThat(Resilience.DEFAULT.withBudget(RetryBudget.of(0.2, 0)).explain())
+        .contains("Budget: a token bucket: each successful attempt adds 0.2 token, at most 1 held")
+        .contains("Across calls: retries ≤ 1 + 0.2 × successful attempts.");
+    assertThat(Resilience.DEFAULT.withBudget(RetryBudget.feedback()).explain())
+        .contains("a feedback throttle (gRPC's): retries only while more than half of its 100 tokens remain")
+        .contains("Across calls: in an outage, retries stop after 50 failed attempts.");
+    assertThat(Resilience.DEFAULT.withBudget(RetryBudget.replenishing(5, Duration.ofSeconds(10))).explain())
+        .contains("a replenishing allowance: 5 retries per 10 s window")
+        .contains("Across calls: retries ≤ 5 per 10 s.");
+    assertThat(Resilience.DEFAULT.withBudget(RetryBudget.concurrent()).explain())
+        .contains("an in-flight allowance: retries in flight at most 20% of the calls in flight, never fewer than 3")
+        .contains("Across calls: retries in flight ≤ max(3, 0.2 × calls in flight).");
+    assertThat(Resilience.DEFAULT.withBudget(RetryBudget.NONE).explain())
+        .contains("Budget: none: every retry the attempts and the deadline allow goes out")
+        .contains("in an outage every call can make 3 attempts, 3 times the load.");
   }
 
-  static List<String> lines(String text) {
-    return List.of(text.split("\n"));
+  @Test
+  void guardsAreNamedWithTheirBoundsAndTheirRefusals() {
+    Clock clock = new Clock();
+    CircuitBreaker shared = CircuitBreaker.of("payments", CircuitBreaker.Config.DEFAULT.withConsecutiveFailures(5)
+        .withSlowCalls(Duration.ofSeconds(2), 0.5), clock);
+    String text = Resilience.DEFAULT.withTimeSource(clock).withBreaker(shared)
+        .withLimiter(Limiter.concurrency(10, java.time.temporal.ChronoUnit.FOREVER.getDuration()))
+        .withLimiter(Limiter.rate(50, 5, Duration.ofMillis(200), clock))
+        .explain();
+    assertThat(text)
+        .contains("Breaker 'payments' (shared): opens when at least 50% of at least 20 attempts in the last 30 s failed,"
+            + " or after 5 failures in a row, or when at least 50% took longer than 2 s")
+        .contains("Bulkhead: at most 10 attempts in flight; an attempt may queue up to as long as the deadline allows")
+        .contains("Rate limiter: 50 a second, bursts of 5; an attempt may wait up to 200 ms for a permit")
+        .contains("Gates, in order, before every attempt: draining, deadline, breaker 'payments', rate limiter, bulkhead,"
+            + " budget (retries only).");
   }
+
+  @Test
+  void aBackoffThatFailsIsExplainedAsEndingTheCallAfterItsFirstFailure() {
+    Resilience policy = Resilience.DEFAULT.withBackoff(Backoff.of((retry, verdict) -> {
+      throw new IllegalStateException("broken");
+    }));
+    Explanation e = new Explanation(policy);
+    assertThat(policy.explain()).contains("Waits: the backoff fails, so the call stops after its first failure.");
+    assertThat(e.mostAttempts).isEqualTo(1);
+    assertThat(e.worst.attempts).isEqualTo(1);
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofSeconds(10).toNanos());
+  }
+
+  @Test
+  void aCustomBackoffThatIgnoresTheRandomSourceIsExplainedExactly() {
+    Resilience policy = Resilience.DEFAULT.withBackoff(Backoff.of((retry, verdict) -> Duration.ofMillis(100L * retry)));
+    assertThat(policy.explain()).contains("Waits: 100 ms before retry 1 and 200 ms before retry 2 (a custom backoff).");
+  }
+
 }
