@@ -1100,12 +1100,12 @@ final class Explanation {
       if (i > 0) {
         s.append(", ");
       }
+      if (p.hedgeRefusedAfter > 0 && st.number == p.hedgeRefusedAfter + 1) {
+        s.append("the next hedge refused, ");
+      }
       s.append(st.hedge ? "hedge #" : "#").append(st.number);
       if (st.gateWait > 0) {
         s.append(" (after ").append(fmt(st.gateWait)).append(" at the limiters)");
-      }
-      if (p.hedgeRefusedAfter > 0 && st.number == p.hedgeRefusedAfter + 1) {
-        s.append("the next hedge refused, ");
       }
       if (st.failsEarly && st.start == st.end) {
         s.append(" fails at once at ").append(fmt(st.start));

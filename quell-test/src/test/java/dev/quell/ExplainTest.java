@@ -267,7 +267,7 @@ class ExplainTest {
   @Test
   void aHedgeTheBudgetRefusesLeavesAPlainRetryingCallAsExplained() {
     Clock clock = new Clock();
-    RetryBudget budget = RetryBudget.of(0.1, 10, clock); // 100 tokens, ten more each second
+    RetryBudget budget = RetryBudget.of(0.1, 5, clock); // 50 tokens, five more each second
     Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(budget).withAttempts(3)
         .withDeadline(Duration.ofSeconds(2)).withAttemptTimeout(Duration.ofSeconds(1))
         .withHedge(Hedge.after(Duration.ofMillis(100)));
@@ -287,7 +287,7 @@ class ExplainTest {
   @Test
   void aLaterHedgeTheBudgetRefusesLetsTheRetriesStartSoonerAsExplained() {
     Clock clock = new Clock();
-    RetryBudget budget = RetryBudget.of(0.1, 10, clock); // 100 tokens, ten more each second
+    RetryBudget budget = RetryBudget.of(0.1, 5, clock); // 50 tokens, five more each second
     Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(budget).withAttempts(5)
         .withDeadline(Duration.ofSeconds(5)).withAttemptTimeout(Duration.ofSeconds(1))
         .withHedge(Hedge.after(Duration.ofMillis(100)).withMaxHedges(2).withRetries(true));
@@ -298,7 +298,8 @@ class ExplainTest {
     assertThat(e.hedged.nanos).isEqualTo(Duration.ofSeconds(5).toNanos());
     assertThat(e.hedged.attempts).isEqualTo(5);
     assertThat(policy.explain()).contains("hedge #2 0.1 to 1.1 s, the next hedge refused, #3 1.3 to 2.3 s");
-    // other calls drain the budget at 150 ms: the hedge due at 200 ms is refused, the retries after 1.1 s are funded
+    // other calls drain the budget at 150 ms: at 200 ms it holds half a token, so the hedge due then is
+    // refused; by 1.1 s it has refilled to five, so the retries are funded
     clock.time.schedule(() -> {
       while (budget.trySpend()) {
         // spent elsewhere
