@@ -36,11 +36,18 @@ final class Explanation {
   final long ceiling;
   /** How the classifier judges an attempt that timed out. */
   final Verdict timeoutVerdict;
-  /** Waits before retry number r (attempts so far), for the timeout verdict: lo[r] = -1 when the backoff fails. */
-  final long[] lo;
-  final long[] hi;
-  /** False when the waits of a custom backoff could not be told exactly (then 0 to its max). */
-  final boolean exactWaits;
+  /**
+   * The most attempts the search follows one by one (and the most retries whose waits are kept): a
+   * policy allowing more is explained by a bound over the rest, not a path.
+   */
+  static final int SEARCH_LIMIT = 1000;
+  /** The most attempts counted one by one for {@link #mostAttempts}; beyond, the bound is the attempts allowed. */
+  static final int COUNT_LIMIT = 100_000;
+  /** Waits before retry number r (attempts so far), for the timeout verdict: lo(r) = -1 when the backoff fails; see {@link #lo}. */
+  private final long[] lo;
+  private final long[] hi;
+  /** False when {@link #mostAttempts} is the attempts allowed rather than a count. */
+  boolean mostExact = true;
   /** The longest limiters make an attempt wait before it starts, and the longest an attempt queues before a refusal. */
   final long gateWait;
   final long queueWait;
@@ -68,16 +75,14 @@ final class Explanation {
     this.ceiling = p.attemptTimeoutNanos;
     this.timeoutVerdict = Call.classify(p.classifier(), null,
         new AttemptTimeoutException(Duration.ofNanos(ceiling == NONE ? 0 : ceiling)));
-    this.lo = new long[attempts + 1];
-    this.hi = new long[attempts + 1];
-    boolean exact = true;
-    for (int r = 1; r < attempts; r++) {
+    int kept = Math.min(attempts, SEARCH_LIMIT + 1);
+    this.lo = new long[kept];
+    this.hi = new long[kept];
+    for (int r = 1; r < kept; r++) {
       long[] range = waits(timeoutVerdict, r);
       lo[r] = range[0];
       hi[r] = range[1];
-      exact &= range[2] == 1;
     }
-    this.exactWaits = exact;
     long rateWait = 0;
     long queue = 0;
     for (Limiter l : p.limiters()) {
@@ -134,6 +139,16 @@ final class Explanation {
 
   static String of(Resilience policy) {
     return new Explanation(policy).text();
+  }
+
+  /** The shortest wait before retry {@code r} after a timeout, -1 when the backoff fails. */
+  long lo(int r) {
+    return r < lo.length ? lo[r] : waits(timeoutVerdict, r)[0];
+  }
+
+  /** The longest wait before retry {@code r} after a timeout, -1 when the backoff fails. */
+  long hi(int r) {
+    return r < hi.length ? hi[r] : waits(timeoutVerdict, r)[1];
   }
 
   // ---------------------------------------------------------------- waits
@@ -211,7 +226,12 @@ final class Explanation {
     /** A gate refused the next attempt (after queueing, perhaps): the guarded pause, then the end. */
     GATE_REFUSES,
     /** No deadline and no attempt timeout: an attempt that hangs holds the call for ever. */
-    UNBOUNDED
+    UNBOUNDED,
+    /**
+     * More attempts than {@link #SEARCH_LIMIT} could follow: the path shows the first ones, and its time
+     * is a bound (the deadline, or every attempt and wait at its longest), not a time it attains.
+     */
+    BEYOND
   }
 
   /** One attempt on a worst-case path: when it starts and ends, and the waits before it. */
@@ -419,7 +439,7 @@ final class Explanation {
     int m = burstHedges;
     List<long[]> atts = b.attempts;
     atts.add(new long[] {0, Math.min(dur, left), 0, 0});
-    boolean[] ended = new boolean[attempts + 1];
+    boolean[] ended = new boolean[m + 2];
     int running = 1;
     int hedges = 0;
     boolean hedging = true;
@@ -621,35 +641,59 @@ final class Explanation {
         break;
       }
       int r = done; // the retry number the backoff is asked for: attempts so far
-      if (lo[r] < 0) {
+      if (lo(r) < 0) {
         found.add(new Candidate(st.eb, done, Ending.STOPPED, index, st.eb, st.eb, -1));
         break;
       }
-      if (d != NONE && Durations.saturatedAdd(st.eb, hi[r]) >= d) {
-        found.add(new Candidate(st.eb, done, Ending.WAIT_CROSSES, index, st.eb, st.eb, hi[r]));
+      if (d != NONE && Durations.saturatedAdd(st.eb, hi(r)) >= d) {
+        found.add(new Candidate(st.eb, done, Ending.WAIT_CROSSES, index, st.eb, st.eb, hi(r)));
       }
       if (gates && budgetBounded) {
-        long e = d == NONE ? st.eb : Math.min(st.eb, d - lo[r] - 1);
+        long e = d == NONE ? st.eb : Math.min(st.eb, d - lo(r) - 1);
         if (e >= st.ea) {
           found.add(new Candidate(Math.min(Durations.saturatedAdd(e, PAUSE), d), done, Ending.BUDGET_REFUSES, index,
-              e, e, lo[r]));
+              e, e, lo(r)));
         }
       }
-      long na = Durations.saturatedAdd(st.ea, lo[r]);
+      long na = Durations.saturatedAdd(st.ea, lo(r));
       if (d != NONE && na >= d) {
         break;
       }
+      if (stages.size() >= SEARCH_LIMIT) {
+        found.add(new Candidate(bound(), attempts, Ending.BEYOND, index, st.eb, st.eb, -1));
+        break;
+      }
       a = na;
-      b = Math.min(Durations.saturatedAdd(st.eb, hi[r]), lastInstant);
+      b = Math.min(Durations.saturatedAdd(st.eb, hi(r)), lastInstant);
       k = done + 1;
     }
     Candidate best = found.get(0);
     for (Candidate c : found) {
-      if (c.nanos > best.nanos || c.nanos == best.nanos && c.attempts > best.attempts) {
-        best = c;
+      if (c.nanos != best.nanos ? c.nanos > best.nanos
+          : (c.ending == Ending.BEYOND) != (best.ending == Ending.BEYOND) ? best.ending == Ending.BEYOND
+          : c.attempts > best.attempts) {
+        best = c; // the longest; among equals, one a path attains, then the most attempts
       }
     }
     return pathTo(best, stages, gates);
+  }
+
+  /**
+   * A bound on any call's time when the search stopped short: the deadline, or else every attempt
+   * queueing and running its longest and every wait at the backoff's cap, then the guarded pause.
+   */
+  private long bound() {
+    long each = Durations.saturatedAdd(ceiling, gateWait);
+    Backoff b = policy.backoff();
+    // a built-in backoff only grows: no wait is longer than the last one's longest
+    long waits = b instanceof Backoff.Exponential || b instanceof Backoff.Constant ? Math.max(0, hi(attempts - 1))
+        : Durations.toNanosSaturated(policy.backoffMax);
+    long sum = Durations.saturatedAdd(Durations.saturatedAdd(times(each, attempts), times(waits, attempts - 1L)), PAUSE);
+    return Math.min(sum, deadline);
+  }
+
+  private static long times(long nanos, long n) {
+    return nanos == NONE ? NONE : (long) Math.min((double) nanos * n, (double) Long.MAX_VALUE);
   }
 
   /**
@@ -680,7 +724,7 @@ final class Explanation {
         Stage next = stages.get(i + 1);
         int r = next.first - 1;
         long[] admit = i + 1 == last && refused ? admitLast : admissions(next, starts[i + 1], g);
-        ends[i] = new long[] {Math.max(st.ea, admit[0] - hi[r]), Math.min(st.eb, admit[1] - lo[r])};
+        ends[i] = new long[] {Math.max(st.ea, admit[0] - hi(r)), Math.min(st.eb, admit[1] - lo(r))};
       }
       if (starts[i] == null) {
         starts[i] = new long[] {Math.max(st.sa, ends[i][0] - st.longest), Math.min(st.sb, ends[i][1] - st.shortest)};
@@ -716,7 +760,7 @@ final class Explanation {
       Stage next = stages.get(i + 1);
       int r = next.first - 1;
       long[] admit = i + 1 == last && refused ? admitLast : admissions(next, starts[i + 1], g);
-      long w = Durations.saturatedAdd(end, hi[r]) <= admit[1] ? hi[r] : Math.max(lo[r], admit[0] - end);
+      long w = Durations.saturatedAdd(end, hi(r)) <= admit[1] ? hi(r) : Math.max(lo(r), admit[0] - end);
       backoff = w;
       t = end + w;
     }
@@ -771,8 +815,12 @@ final class Explanation {
         return 1;
       }
     }
-    while (made < attempts && lo[made] >= 0) {
-      t = Durations.saturatedAdd(t, lo[made]);
+    while (made < attempts && lo(made) >= 0) {
+      if (made >= COUNT_LIMIT) {
+        mostExact = false; // too many to count: no call makes more than it may
+        return attempts;
+      }
+      t = Durations.saturatedAdd(t, lo(made));
       if (deadline != NONE && t >= deadline) {
         break;
       }
@@ -844,24 +892,61 @@ final class Explanation {
     StringBuilder s = new StringBuilder("Waits: ");
     Backoff b = policy.backoff();
     long max = Durations.toNanosSaturated(policy.backoffMax);
-    boolean none = true;
-    for (int r = 1; r < attempts; r++) {
-      none &= hi[r] == 0 && lo[r] == 0;
-    }
-    if (lo.length > 1 && attempts > 1 && lo[1] < 0) {
+    if (lo(1) < 0) {
       s.append("the backoff fails, so the call stops after its first failure.");
       return s.toString();
     }
-    if (none) {
+    // runs of retries with the same range, as far as the search follows them one by one
+    int last = Math.min(attempts - 1, SEARCH_LIMIT);
+    int failsAt = 0;
+    List<long[]> runs = new ArrayList<>(); // {first retry, last retry, lo, hi}
+    for (int r = 1; r <= last; r++) {
+      if (lo(r) < 0) {
+        failsAt = r;
+        break;
+      }
+      long[] run = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (run != null && run[2] == lo(r) && run[3] == hi(r)) {
+        run[1] = r;
+      } else {
+        runs.add(new long[] {r, r, lo(r), hi(r)});
+      }
+    }
+    if (failsAt == 0 && attempts - 1 > last) {
+      // too many to list: a built-in backoff only grows, so the rest lie between the next shortest and the last longest
+      boolean builtIn = b instanceof Backoff.Exponential || b instanceof Backoff.Constant;
+      long least = builtIn ? lo(last + 1) : 0;
+      long most = builtIn ? hi(attempts - 1) : max;
+      long[] run = runs.get(runs.size() - 1);
+      if (builtIn && run[2] == least && run[3] == most) {
+        run[1] = attempts - 1L;
+      } else {
+        runs.add(new long[] {last + 1L, attempts - 1L, least, most});
+      }
+    }
+    if (runs.size() == 1 && runs.get(0)[3] == 0) {
       s.append("none: a retry goes at once.");
     } else {
-      for (int r = 1; r < attempts; r++) {
-        if (r > 1) {
-          s.append(r == attempts - 1 ? " and " : ", ");
-        }
-        s.append(range(lo[r], hi[r])).append(" before retry ").append(r);
+      List<String> parts = new ArrayList<>();
+      for (long[] run : runs) {
+        parts.add(range(run[2], run[3]) + (run[0] == run[1] ? " before retry " + run[0]
+            : " before each of retries " + run[0] + " to " + run[1]));
       }
-      s.append(" (").append(describe(b)).append(")").append('.');
+      if (parts.size() > SHOWN_STEPS) {
+        List<String> few = new ArrayList<>(parts.subList(0, SHOWN_STEPS - 2));
+        few.add("…");
+        few.add(parts.get(parts.size() - 1));
+        parts = few;
+      }
+      for (int i = 0; i < parts.size(); i++) {
+        s.append(i == 0 ? "" : i == parts.size() - 1 ? " and " : ", ").append(parts.get(i));
+      }
+      s.append(" (").append(describe(b)).append(")");
+      if (failsAt > 0) {
+        s.append("; the backoff fails before retry ").append(failsAt).append(", so the call stops after attempt ")
+            .append(failsAt);
+      }
+      s.append('.');
     }
     // what a throttled answer and a Retry-After do
     if (timeoutVerdict.kind() != Verdict.Kind.THROTTLED) {
@@ -872,7 +957,7 @@ final class Explanation {
         if (t[0] < 0) {
           break;
         }
-        differs |= t[0] != lo[r] || t[1] != hi[r];
+        differs |= t[0] != lo(r) || t[1] != hi(r);
         throttled.add(range(t[0], t[1]));
       }
       if (differs) {
@@ -883,8 +968,8 @@ final class Explanation {
     } else {
       s.append(" A");
     }
-    s.append(" Retry-After from the dependency replaces the wait, capped at ").append(fmt(max))
-        .append(" and never jittered.");
+    s.append(" Retry-After from the dependency replaces the wait, ")
+        .append(max == NONE ? "uncapped" : "capped at " + fmt(max)).append(" and never jittered.");
     if (deadline != NONE) {
       s.append(" A wait that would end past the deadline is not slept: the call ends at once.");
     }
@@ -1053,7 +1138,7 @@ final class Explanation {
         g.add(l instanceof ConcurrencyLimiter ? "bulkhead" : "adaptive limit");
       }
     }
-    if (budgetBounded) {
+    if (budgetBounded && attempts > 1) {
       g.add(hedge != null ? "budget (retries and hedges only)" : "budget (retries only)");
     }
     return "Gates, in order, before every attempt: " + String.join(", ", g) + ".";
@@ -1095,8 +1180,15 @@ final class Explanation {
     }
     StringBuilder s = new StringBuilder();
     List<Step> steps = p.steps;
-    for (int i = 0; i < steps.size(); i++) {
+    int n = steps.size();
+    for (int i = 0; i < n; i++) {
       Step st = steps.get(i);
+      if (n > SHOWN_STEPS && i >= SHOWN_STEPS - 2 && i < n - 2) {
+        if (i == SHOWN_STEPS - 2) {
+          s.append(", …"); // the middle of a long path: the first attempts and the last two tell its shape
+        }
+        continue;
+      }
       if (i > 0) {
         s.append(", ");
       }
@@ -1135,22 +1227,29 @@ final class Explanation {
       case STOPPED:
         s.append("; the call stops there");
         break;
+      case BEYOND:
+        s.append(", and so on, up to ").append(plural(p.attempts, "attempt")).append(" in all (too many to follow one"
+            + " by one: ").append(deadline != NONE && p.nanos == deadline ? "the deadline bounds the call" : "the bound takes every attempt and"
+            + " wait at its longest").append("): ").append(p.nanos == NONE ? "" : "at most ").append(fmtLong(p.nanos));
+        return s.toString();
       default:
         break;
     }
-    s.append(": ").append(fmt(p.nanos)).append(", ").append(plural(p.attempts, "attempt"));
+    s.append(": ").append(fmtLong(p.nanos)).append(", ").append(plural(p.attempts, "attempt"));
     return s.toString();
   }
 
   private String bottomLine() {
     StringBuilder s = new StringBuilder("Worst call: ");
     if (worst.nanos == NONE) {
-      s.append("unbounded (nothing ends an attempt that hangs)");
+      s.append(worst.ending == Ending.UNBOUNDED ? "unbounded (nothing ends an attempt that hangs)"
+          : gateWait == NONE ? "unbounded (a limiter may make an attempt wait for ever: there is no deadline)"
+          : "unbounded for any purpose (its attempts and waits add up to more than 292 years)");
     } else {
-      s.append(fmt(worst.nanos));
+      s.append(worst.ending == Ending.BEYOND ? "at most " : "").append(fmt(worst.nanos));
     }
     s.append(", and at most ").append(plural(mostAttempts, "attempt")).append(" on the dependency per call")
-        .append(mostAttempts > worst.attempts ? " (when each fails at once)" : "");
+        .append(mostAttempts > worst.attempts && mostExact ? " (when each fails at once)" : "");
     if (deadline != NONE && worst.nanos < deadline) {
       s.append("; no call outlasts the deadline, whatever the answers");
     } else if (deadline == NONE && attempts > 1 && policy.classifier() != Classifier.DEFAULT && worst.nanos != NONE) {
@@ -1190,8 +1289,16 @@ final class Explanation {
 
   // ---------------------------------------------------------------- formatting
 
+  /** A path longer than this shows its first attempts and its last two. */
+  private static final int SHOWN_STEPS = 8;
+
   private static String plural(int n, String word) {
     return n + " " + word + (n == 1 ? "" : "s");
+  }
+
+  /** A path's time: {@link #fmt}, but a time that saturated is said to be beyond what a long of nanoseconds holds. */
+  private static String fmtLong(long nanos) {
+    return nanos == NONE ? "more than 292 years" : fmt(nanos);
   }
 
   private static String fmtWait(long nanos) {

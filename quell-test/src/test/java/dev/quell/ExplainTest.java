@@ -527,4 +527,100 @@ class ExplainTest {
     assertThat(policy.explain()).contains("Waits: 100 ms before retry 1 and 200 ms before retry 2 (a custom backoff).");
   }
 
+
+  // ---------------------------------------------------------------- hostile configurations
+
+  @Test
+  void theMostAttemptsAllowedAreExplainedInAFewLinesAndTheWorstPathFollowedIsAttained() {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE)
+        .withAttempts(Integer.MAX_VALUE);
+    Explanation e = new Explanation(policy);
+    String text = policy.explain();
+    assertThat(text.length()).as(text).isLessThan(3000);
+    assertThat(text)
+        .contains("up to 2147483647 attempts per call")
+        .contains("and 0 to 30 s before each of retries 10 to 2147483646 (exponential backoff, full jitter).")
+        .contains(", …, #999 ")
+        .contains("Worst call: 30 s, and at most 2147483647 attempts on the dependency per call.");
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofSeconds(30).toNanos());
+    assertThat(e.worst.ending).isEqualTo(Explanation.Ending.CUT);
+    assertThat(e.mostAttempts).isEqualTo(Integer.MAX_VALUE);
+    assertAttains(replay(true, policy, clock, e.worst), e.worst); // a thousand attempts on the virtual clock
+  }
+
+  @Test
+  void moreAttemptsThanTheSearchFollowsGiveABoundThatNoCallExceeds() {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE).withAttempts(100_000)
+        .withAttemptTimeout(Duration.ofNanos(1)).withBackoff(Backoff.NONE);
+    Explanation e = new Explanation(policy);
+    assertThat(e.worst.ending).isEqualTo(Explanation.Ending.BEYOND);
+    // every attempt at its 1 ns ceiling, no waits, then the guarded pause
+    assertThat(e.worst.nanos).isEqualTo(100_000L + Explanation.PAUSE);
+    assertThat(policy.explain())
+        .contains("and so on, up to 100000 attempts in all (too many to follow one by one: the bound takes every"
+            + " attempt and wait at its longest): at most 100.1 ms.")
+        .contains("Worst call: at most 100.1 ms, and at most 100000 attempts on the dependency per call; no call"
+            + " outlasts the deadline, whatever the answers.");
+    Outcome<Object> hanging = run(true, policy, clock, n -> -1L);
+    assertThat(hanging.attempts()).isEqualTo(100_000);
+    assertThat(hanging.elapsed().toNanos()).isLessThanOrEqualTo(e.worst.nanos);
+    Clock fast = new Clock();
+    Outcome<Object> failing = run(true, policy.withTimeSource(fast), fast, n -> 0L);
+    assertThat(failing.attempts()).as("the most attempts, counted").isEqualTo(e.mostAttempts).isEqualTo(100_000);
+  }
+
+  @Test
+  void aDurationTooLongForNanosecondsIsNoDeadlineAndWaitsThatOverflowAreSaidToBeUnbounded() {
+    Duration huge = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+    assertThat(Resilience.DEFAULT.withDeadline(huge).withAttemptTimeout(huge).explain())
+        .contains("no deadline.")
+        .contains("Attempts: no attempt timeout and no deadline: an attempt that hangs holds the caller for ever.")
+        .contains("Worst call: unbounded (nothing ends an attempt that hangs)");
+    Resilience centuries = Resilience.DEFAULT.withoutDeadline()
+        .withBackoff(Backoff.exponential(Duration.ofDays(36500), Duration.ofDays(36500), 2, huge));
+    Explanation e = new Explanation(centuries);
+    assertThat(e.worst.nanos).isEqualTo(Explanation.NONE);
+    assertThat(centuries.explain())
+        .contains("0 to 876000 h before retry 1 and 0 to 1752000 h before retry 2")
+        .contains("A Retry-After from the dependency replaces the wait, uncapped and never jittered.")
+        .contains(": more than 292 years, 3 attempts.")
+        .contains("Worst call: unbounded for any purpose (its attempts and waits add up to more than 292 years)");
+    assertThat(Resilience.DEFAULT.withoutDeadline().withAttempts(Integer.MAX_VALUE).explain())
+        .contains("(too many to follow one by one: the bound takes every attempt and wait at its longest): more than"
+            + " 292 years.");
+  }
+
+  @Test
+  void aQueueWithoutDeadlineIsSaidToWaitForEver() {
+    assertThat(Resilience.DEFAULT.withoutDeadline()
+        .withLimiter(Limiter.concurrency(10, java.time.temporal.ChronoUnit.FOREVER.getDuration())).explain())
+        .contains("an attempt may queue up to as long as the deadline allows")
+        .contains("Worst call: unbounded (a limiter may make an attempt wait for ever: there is no deadline)");
+  }
+
+  @Test
+  void theMostHedgesOnTheMostAttemptsAreExplainedAndTheirWorstPathAttained() {
+    Clock clock = new Clock();
+    Resilience policy = Resilience.DEFAULT.withTimeSource(clock).withBudget(RetryBudget.NONE)
+        .withAttempts(Integer.MAX_VALUE).withHedge(Hedge.after(Duration.ofMillis(1)).withMaxHedges(10).withRetries(true));
+    Explanation e = new Explanation(policy);
+    assertThat(policy.explain()).contains("up to 10 hedges beside the first attempt")
+        .contains("hedge #2 0.001 to 10.001 s").contains("Worst call: 30 s");
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofSeconds(30).toNanos());
+    assertAttains(replay(true, policy, clock, e.worst), e.worst);
+  }
+
+  @Test
+  void onceIsOneAttemptWithoutABudgetGate() {
+    assertThat(Resilience.HTTP.once().explain()).isEqualTo("""
+        Policy 'http': 1 attempt per call, no retries, within a deadline of 30 s.
+        Attempts: each at most 10 s (the attempt timeout), and never past the deadline.
+        Deadline: 30 s for the whole call, attempts, waits and pauses included; an earlier deadline in the caller's context wins.
+        Budget: none (one attempt: nothing to retry).
+        Gates, in order, before every attempt: draining, deadline.
+        If every attempt times out: #1 0 to 10 s: 10 s, 1 attempt.
+        Worst call: 10 s, and at most 1 attempt on the dependency per call; no call outlasts the deadline, whatever the answers.""");
+  }
 }
