@@ -88,6 +88,63 @@ class ExplainProperties {
     }
   }
 
+  /**
+   * The explanation assumes a measured hedge delay and measured timing at their loosest (no samples
+   * yet). Once a policy instance has measured its latency — the hedge delay now the live quantile,
+   * the attempt ceiling a multiple of the live p95 — its calls must still stay within the worst case.
+   */
+  @Property(tries = 300)
+  void aPolicyThatHasMeasuredItsLatencyStaysWithinTheExplainedWorstCase(
+      @ForAll @IntRange(min = 2, max = 5) int attempts,
+      @ForAll @IntRange(min = 20, max = 1000) int timeoutMs,
+      @ForAll @IntRange(min = 0, max = 3000) int deadlineMs,
+      @ForAll @IntRange(min = 0, max = 4) int backoffKind,
+      @ForAll @IntRange(min = 1, max = 600) int backoffMs,
+      @ForAll @IntRange(min = 1, max = 3) int maxHedges,
+      @ForAll @IntRange(min = 1, max = 20) int loadPercent,
+      @ForAll boolean retries,
+      @ForAll boolean tighten,
+      @ForAll long seed) {
+    Clock clock = new Clock();
+    Random random = new Random(seed);
+    clock.unscripted = new Random(random.nextLong());
+    Resilience base = policy(clock, attempts, timeoutMs, deadlineMs, backoffKind, backoffMs, 0, 0, 1)
+        .withHedge(Hedge.maxExtraLoad(loadPercent / 100.0).withMaxHedges(maxHedges).withRetries(retries)
+            .withFloor(Duration.ofMillis(1)));
+    // a window long enough to hold the warm-up's samples (each call runs its hedge timer out on this
+    // clock); with tightening, the ceiling at twice the live p95, else at a multiple that never binds
+    Resilience policy = base.withMeasuredTiming(MeasuredTiming.multipleOfP95(tighten ? 2 : 1000)
+        .withFloor(Duration.ofMillis(5)).withMinSamples(20).withWindow(Duration.ofMinutes(10)));
+    Explanation e = new Explanation(policy);
+    // calls whose attempts succeed within nine tenths of the attempt timeout and the deadline, until the
+    // window holds enough samples to measure (and ten more)
+    long room = (deadlineMs == 0 ? timeoutMs : Math.min(timeoutMs, deadlineMs)) * 900_000L;
+    int measured = 0;
+    for (int i = 0; i < 1000 && measured < 10; i++) {
+      measured += policy.timing().orElseThrow().isMeasuring() ? 1 : 0;
+      long latency = 1 + (long) (random.nextDouble() * room);
+      java.util.concurrent.CompletableFuture<Outcome<String>> ok = policy.runAsync(attempt -> {
+        java.util.concurrent.CompletableFuture<String> stage = new java.util.concurrent.CompletableFuture<>();
+        clock.time.schedule(() -> stage.complete("ok"), latency);
+        return stage;
+      });
+      clock.time.runUntilIdle(Duration.ofDays(1));
+      assertThat(ok).isDone(); // (a ceiling tightened by measured timing may cut a slow one: it then retries)
+    }
+    assertThat(policy.timing().orElseThrow().isMeasuring()).as("the hedge delay is measured").isTrue();
+    // then calls whose attempts fail at random moments or hang, on the same instance
+    long horizon = Math.max(timeoutMs, deadlineMs) * 1_000_000L;
+    for (int run = 0; run < 3; run++) {
+      long[] plan = new long[attempts + 1];
+      for (int i = 1; i <= attempts; i++) {
+        plan[i] = random.nextInt(3) == 0 ? -1 : (long) (random.nextDouble() * horizon);
+      }
+      Outcome<Object> o = ExplainTest.run(true, policy, clock, n -> plan[n]);
+      assertThat(o.elapsed().toNanos()).as("%s%n%s", o, e.text()).isLessThanOrEqualTo(e.worst.nanos);
+      assertThat(o.attempts()).as("%s%n%s", o, e.text()).isLessThanOrEqualTo(e.mostAttempts);
+    }
+  }
+
   private static ResilienceContext.Scope sheddable() {
     return ResilienceContext.current().withCriticality(Criticality.SHEDDABLE).open();
   }
