@@ -285,6 +285,33 @@ class ExplainTest {
   }
 
   @Test
+  void theDocsExampleTakesBothPathsItExplains() {
+    // docs/policy.md's policy: hedged, 700 ms and 2 attempts; with the first hedge refused, 1.8 s and 3
+    Clock clock = new Clock();
+    Resilience inventory = Resilience.HTTP.withName("inventory").withTimeSource(clock)
+        .withDeadline(Duration.ofSeconds(2)).withAttemptTimeout(Duration.ofMillis(500))
+        .withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.concurrency(50))
+        .withHedge(Hedge.after(Duration.ofMillis(200)));
+    Explanation e = new Explanation(inventory);
+    assertThat(e.hedged.nanos).isEqualTo(Duration.ofMillis(700).toNanos());
+    assertThat(e.worst).isSameAs(e.sequential);
+    assertThat(e.worst.nanos).isEqualTo(Duration.ofMillis(1800).toNanos());
+    assertAttains(replay(true, inventory, clock, e.hedged), e.hedged);
+
+    Clock c2 = new Clock();
+    Resilience drained = inventory.withTimeSource(c2);
+    // other calls drain its own budget at 100 ms: the hedge due at 200 ms finds 0.3 token, the retries
+    // after 500 ms and 1.1 s find more than one each
+    c2.time.schedule(() -> {
+      while (drained.budget().trySpend()) {
+        // spent elsewhere
+      }
+    }, Duration.ofMillis(100).toNanos());
+    Outcome<Object> o = replay(true, drained, c2, e.worst);
+    assertAttains(o, e.worst);
+  }
+
+  @Test
   void aLaterHedgeTheBudgetRefusesLetsTheRetriesStartSoonerAsExplained() {
     Clock clock = new Clock();
     RetryBudget budget = RetryBudget.of(0.1, 5, clock); // 50 tokens, five more each second
