@@ -741,10 +741,15 @@ public final class Resilience {
    * across calls.
    *
    * <p>The figures follow the rules the calls themselves follow and are attained, not estimated:
-   * the worst time is that of a call whose every attempt runs until it times out, with every wait
-   * where it does the most harm (measured timing is taken at its loosest, the configured attempt
-   * timeout). A few lines of plain text, the same for the same configuration; live state (the
-   * budget's balance, the breaker's state, measured latencies) is not shown. Thread-safe.
+   * the worst time is searched over every choice those rules leave open (each attempt timing out or
+   * failing early, each jittered wait anywhere in its range, limiters holding an attempt, the budget
+   * or a gate refusing a hedge or a retry), and one call that takes it is described. Measured timing
+   * and a measured hedge delay are taken at their loosest (the configured attempt timeout, the delay
+   * before the window has samples). Past 1,000 attempts the path is not followed further and the
+   * time given is a bound (the deadline, or every attempt and wait at its longest), said to be one.
+   * A few lines of plain text, the same for the same configuration; live state (the budget's
+   * balance, the breaker's state, measured latencies) is not shown. Thread-safe; computed afresh on
+   * each call, in time that grows with the attempts followed.
    */
   public String explain() {
     return Explanation.of(this);
