@@ -14,12 +14,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The worst case of one call is found over every choice the core leaves open: where each jittered
  * wait falls in its range, how long each limiter makes an attempt wait, whether a gate refuses, and —
- * for a hedging policy — whether its first hedge is sent or suppressed. Every attempt is taken to
- * run until its ceiling (the configured attempt timeout: measured timing only ever tightens it) and
- * to be judged as the policy's classifier judges a timeout. The search keeps, for each attempt, the
+ * for a hedging policy — whether its first hedge is sent or suppressed. Every attempt runs anywhere
+ * from nothing to its ceiling (the configured attempt timeout: measured timing only ever tightens it)
+ * and is judged as the policy's classifier judges a timeout. The search keeps, for each attempt, the
  * interval of instants at which it can be admitted and start; sums of intervals are intervals, so
  * the search is exact and small. Among the paths that reach the longest time, the one with the most
  * attempts is described, and one path that attains it is kept ({@link Path}) so tests can replay it.
+ * The search follows at most {@link #SEARCH_LIMIT} attempts; a policy that allows more gets a bound
+ * for the rest ({@link Ending#BEYOND}).
  *
  * <p>Separately: the most attempts one call can make (every attempt failing at once, every wait at
  * its shortest), and what the budget bounds across calls.
