@@ -96,7 +96,7 @@ public interface Backoff {
           .require(factor >= 1.0 && Double.isFinite(factor), "backoff factor", factor, "must be a finite number of at least 1")
           .notNegative("backoff max", max);
       if (p.isEmpty() && max.compareTo(transientBase) < 0) {
-        p.require(false, "backoff max", max, "must not be less than transientBase (" + transientBase.toMillis() + " ms)");
+        p.require(false, "backoff max", max, "must not be less than transientBase (" + Problems.duration(transientBase) + ")");
       }
       p.throwIfAny();
       this.transientBase = transientBase;

@@ -99,6 +99,10 @@ class CoreRegressionTest {
     assertThat(RetryBudget.replenishing(3, ChronoUnit.FOREVER.getDuration(), time).trySpend()).isTrue();
     assertThat(Backoff.exponential().withMax(ChronoUnit.FOREVER.getDuration()).max())
         .isEqualTo(ChronoUnit.FOREVER.getDuration());
+    // a base too long for milliseconds above the default 30 s max: named in the error, not an overflow
+    assertThatThrownBy(() -> Backoff.exponential(Duration.ofSeconds(Long.MAX_VALUE)))
+        .isInstanceOf(ResilienceConfigurationException.class)
+        .hasMessageContaining("backoff max was 30000 ms: must not be less than transientBase (PT2562047788015215H30M7S)");
   }
 
   @Test

@@ -47,6 +47,11 @@ public final class Problems {
     }
   }
 
+  /** A duration as every message here writes it ("250 ms", or ISO form); never throws. */
+  public static String duration(Duration d) {
+    return render(d);
+  }
+
   static String render(@Nullable Object value) {
     if (value instanceof Duration) {
       Duration d = (Duration) value;

@@ -241,7 +241,7 @@ public final class QuellInvalidConfiguration extends BugChecker implements Metho
       if (problems.isEmpty() && max.isPresent() && transientBase.isPresent()
           && max.get().compareTo(transientBase.get()) < 0) {
         problems.add("backoff max was " + Values.render(max.get()) + ": must not be less than transientBase ("
-            + transientBase.get().toMillis() + " ms)");
+            + Values.render(transientBase.get()) + ")");
       }
       return problems;
     }

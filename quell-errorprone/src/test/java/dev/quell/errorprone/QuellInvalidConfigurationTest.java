@@ -211,6 +211,18 @@ class QuellInvalidConfigurationTest {
   }
 
   @Test
+  void aBackoffBaseTooLongForMillisecondsIsReportedWithoutCrashingTheCompiler() {
+    helper.addSourceLines("HugeBase.java", """
+        import dev.quell.Backoff;
+        import java.time.Duration;
+        class HugeBase {
+          // BUG: Diagnostic contains: must not be less than transientBase (PT2562047788015215H30M7S)
+          static final Backoff B = Backoff.exponential(Duration.ofSeconds(Long.MAX_VALUE));
+        }
+        """).doTest();
+  }
+
+  @Test
   void validValuesAndValuesNotKnownAreNotReported() {
     helper.addSourceLines("FineValues.java", """
         import dev.quell.CircuitBreaker;
