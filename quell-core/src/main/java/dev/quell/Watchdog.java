@@ -64,8 +64,11 @@ final class Watchdog {
   /** Once draining: every armed attempt is cut off at {@link #cutOffAt} (System.nanoTime). */
   private volatile boolean cutting;
   private volatile long cutOffAt;
+  /** When the last pass found an armed attempt. Watchdog thread only. */
+  private long lastArmedAt;
 
-  private Watchdog() {}
+  /** The one watchdog is {@link #INSTANCE}; tests make their own to drive {@link #scan} by hand. */
+  Watchdog() {}
 
   /**
    * A reusable attempt timer owned by one thread. A thread holds one per nesting level of
@@ -184,7 +187,7 @@ final class Watchdog {
 
   private void loop() {
     List<Slot> active = new ArrayList<>();
-    long lastArmedAt = System.nanoTime();
+    lastArmedAt = System.nanoTime();
     while (true) {
       for (Slot s; (s = incoming.poll()) != null; ) {
         active.add(s);
@@ -195,59 +198,72 @@ final class Watchdog {
         idle = false;
         continue;
       }
-      long now = System.nanoTime();
-      boolean anyArmed = false;
-      boolean cut = cutting && now - cutOffAt >= 0;
-      for (int i = active.size() - 1; i >= 0; i--) {
-        Slot slot = active.get(i);
-        long stamp = slot.stamp;
-        if ((stamp & 3) != ARMED) {
-          if (!slot.owner.isAlive()) {
-            active.set(i, active.get(active.size() - 1));
-            active.remove(active.size() - 1);
-          }
+      // each pass is its own call, so the loop holds no decision of its own (and a test can make
+      // the passes itself, at the times it chooses, on an instance of its own)
+      LockSupport.parkNanos(this, scan(active, System.nanoTime()));
+    }
+  }
+
+  /**
+   * One pass over {@code active} at {@code now} (on System.nanoTime): sights attempts armed since
+   * the last pass, runs hedge tasks that have fallen due, interrupts attempts past their timeout
+   * (or the drain's cut-off) unless their owner is already interrupted, and forgets idle slots
+   * whose owner has died. Returns how long to park before the next pass: a tick while anything is
+   * armed or was lately, {@link #IDLE_PARK_NANOS} (and the watchdog marked idle) once nothing has
+   * been armed for {@link #IDLE_AFTER_NANOS}. Watchdog thread only.
+   */
+  long scan(List<Slot> active, long now) {
+    boolean anyArmed = false;
+    boolean cut = cutting && now - cutOffAt >= 0;
+    for (int i = active.size() - 1; i >= 0; i--) {
+      Slot slot = active.get(i);
+      long stamp = slot.stamp;
+      if ((stamp & 3) != ARMED) {
+        if (!slot.owner.isAlive()) {
+          active.set(i, active.get(active.size() - 1));
+          active.remove(active.size() - 1);
+        }
+        continue;
+      }
+      anyArmed = true;
+      long sequence = stamp >>> 2;
+      if (slot.seenSequence != sequence) {
+        slot.seenSequence = sequence;
+        slot.seenAt = now;
+        slot.seenAtPublished = now;
+        slot.seenSequencePublished = sequence;
+        if (!cut) {
           continue;
         }
-        anyArmed = true;
-        long sequence = stamp >>> 2;
-        if (slot.seenSequence != sequence) {
-          slot.seenSequence = sequence;
-          slot.seenAt = now;
-          slot.seenAtPublished = now;
-          slot.seenSequencePublished = sequence;
-          if (!cut) {
-            continue;
-          }
-        }
-        Runnable hedge = slot.hedgeTask;
-        if (hedge != null && slot.hedgedSequence != sequence && now - slot.seenAt >= slot.hedgeNanos) {
-          slot.hedgedSequence = sequence;
-          try {
-            hedge.run();
-          } catch (RuntimeException | Error e) {
-            // a hedge that cannot be handed over is not sent; the attempt goes on
-          }
-        }
-        if ((cut || now - slot.seenAt >= slot.timeoutNanos) && !slot.owner.isInterrupted()
-            && STAMP.compareAndSet(slot, stamp, (stamp & ~3L) | FIRING)) {
-          // (an owner already interrupted was cancelled by its caller: that interrupt stands, and wins)
-          slot.owner.interrupt();
-          slot.stamp = (stamp & ~3L) | FIRED;
+      }
+      Runnable hedge = slot.hedgeTask;
+      if (hedge != null && slot.hedgedSequence != sequence && now - slot.seenAt >= slot.hedgeNanos) {
+        slot.hedgedSequence = sequence;
+        try {
+          hedge.run();
+        } catch (RuntimeException | Error e) {
+          // a hedge that cannot be handed over is not sent; the attempt goes on
         }
       }
-      if (anyArmed) {
-        lastArmedAt = now;
-        idle = false;
-        LockSupport.parkNanos(this, TICK_NANOS);
-      } else if (now - lastArmedAt >= IDLE_AFTER_NANOS) {
-        // Nothing to time for a while: stop ticking. arm() wakes us when it sees the flag; should it
-        // miss it (its store and our scan crossing), the attempt is sighted at most one idle park late.
-        idle = true;
-        LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-      } else {
-        LockSupport.parkNanos(this, TICK_NANOS);
+      if ((cut || now - slot.seenAt >= slot.timeoutNanos) && !slot.owner.isInterrupted()
+          && STAMP.compareAndSet(slot, stamp, (stamp & ~3L) | FIRING)) {
+        // (an owner already interrupted was cancelled by its caller: that interrupt stands, and wins)
+        slot.owner.interrupt();
+        slot.stamp = (stamp & ~3L) | FIRED;
       }
     }
+    if (anyArmed) {
+      lastArmedAt = now;
+      idle = false;
+      return TICK_NANOS;
+    }
+    if (now - lastArmedAt >= IDLE_AFTER_NANOS) {
+      // Nothing to time for a while: stop ticking. arm() wakes us when it sees the flag; should it
+      // miss it (its store and our scan crossing), the attempt is sighted at most one idle park late.
+      idle = true;
+      return IDLE_PARK_NANOS;
+    }
+    return TICK_NANOS;
   }
 
   /** True while the watchdog has stopped ticking for lack of armed attempts. For tests and diagnostics. */
