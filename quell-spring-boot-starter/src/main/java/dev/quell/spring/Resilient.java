@@ -1,0 +1,46 @@
+package dev.quell.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs a method through the policy it names: {@code @Resilient("inventory")}. On a class, every public
+ * method of the bean; on a method, that method (a method's annotation wins over its class's).
+ *
+ * <pre>{@code
+ * @Resilient("inventory")
+ * public Stock stock(String sku) { ... }
+ *
+ * @Resilient("inventory")
+ * public CompletableFuture<Stock> stockLater(String sku) { ... }
+ * }</pre>
+ *
+ * <ul>
+ *   <li>A plain method runs as {@code policy.execute(...)}: each attempt calls the method again; your
+ *       exceptions come out unchanged, Quell's refusals as {@code CallRejectedException} and friends.
+ *   <li>A method returning {@code CompletionStage} or {@code CompletableFuture} runs as
+ *       {@code policy.executeAsync(...)}: each attempt calls the method again for a new stage, and the
+ *       method returns at once with a future of the whole call.
+ *   <li>Reactive return types ({@code Mono}, {@code Flux}, any {@code Publisher}) are refused when the
+ *       bean is made: use the {@code WebClient} filter, or Reactor's own operators.
+ * </ul>
+ *
+ * <p>The policy is the one in force at each call (it follows configuration refreshes). One annotation is
+ * one policy: its gates — draining, deadline, breaker, rate limit, concurrency limit, budget — are asked
+ * in that fixed order before every attempt, so there is no order of separate aspects to get wrong.
+ * The annotation works on Spring beans called through their proxy, like {@code @Transactional}: a
+ * call from inside the same object does not go through it. By default it sits outside
+ * {@code @Transactional}, so each attempt is a transaction of its own ({@code quell.methods.order}).
+ */
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Resilient {
+  /** The policy's name: {@code quell.policies.NAME}, or a name made of {@code quell.defaults}. */
+  String value();
+}

@@ -1,0 +1,34 @@
+package dev.quell.spring.internal;
+
+import dev.quell.Resilience;
+import dev.quell.ResilienceListener;
+import dev.quell.RetryBudget;
+import dev.quell.micrometer.QuellMicrometer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+
+/** Quell's meters in the application's registry: every policy gets the listener, every budget its gauges at once. */
+public final class MicrometerTelemetry implements Telemetry {
+  private final MeterRegistry registry;
+  private final List<ResilienceListener> listeners;
+
+  public MicrometerTelemetry(MeterRegistry registry) {
+    this.registry = registry;
+    this.listeners = List.of(QuellMicrometer.listener(registry));
+  }
+
+  @Override
+  public List<ResilienceListener> listeners() {
+    return listeners;
+  }
+
+  @Override
+  public void built(Resilience policy) {
+    QuellMicrometer.bindBudget(policy, registry);
+  }
+
+  @Override
+  public void shared(RetryBudget budget) {
+    QuellMicrometer.bindBudget(budget, registry);
+  }
+}

@@ -1,0 +1,146 @@
+package dev.quell.spring.internal;
+
+import dev.quell.CircuitBreaker;
+import dev.quell.Draining;
+import dev.quell.Limiter;
+import dev.quell.Resilience;
+import dev.quell.RetryBudget;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * The actuator endpoint {@code quell}: every policy in use with its settings, its live retry budget
+ * (tokens, capacity, utilization), circuit breaker (state and window) and limiters (limit, in flight,
+ * available), and its per-host copies; the shared budgets; whether the process is draining.
+ * {@code /actuator/quell/{name}} shows one policy. Read-only: it changes nothing.
+ */
+@Endpoint(id = "quell")
+public final class QuellEndpoint {
+  private final PolicyRegistry registry;
+
+  public QuellEndpoint(PolicyRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** Everything. */
+  @ReadOperation
+  public Map<String, Object> quell() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    Map<String, Object> policies = new LinkedHashMap<>();
+    registry.policies().forEach((name, policy) -> policies.put(name, policy(name, policy)));
+    out.put("policies", policies);
+    Map<String, Object> budgets = new LinkedHashMap<>();
+    registry.sharedBudgets().forEach((name, budget) -> budgets.put(name, budget(budget)));
+    out.put("budgets", budgets);
+    Map<String, Object> draining = new LinkedHashMap<>();
+    draining.put("draining", Draining.isDraining());
+    draining.put("graceLeft", Draining.graceLeft().map(Duration::toString).orElse(null));
+    out.put("draining", draining);
+    out.put("inFlight", registry.inFlight().count());
+    return out;
+  }
+
+  /** One policy, or nothing (404) for a name not in use. */
+  @ReadOperation
+  public @Nullable Map<String, Object> policy(@Selector String name) {
+    Resilience policy = registry.policies().get(name);
+    return policy == null ? null : policy(name, policy);
+  }
+
+  private Map<String, Object> policy(String name, Resilience policy) {
+    Map<String, Object> out = guards(policy);
+    out.put("attempts", policy.attempts());
+    out.put("deadline", policy.deadline().map(Duration::toString).orElse(null));
+    out.put("attemptTimeout", policy.attemptTimeout().map(Duration::toString).orElse(null));
+    out.put("hedge", policy.hedge().map(Object::toString).orElse(null));
+    out.put("measuredTiming", policy.timing().map(Object::toString).orElse(null));
+    Map<String, Resilience> hosts = registry.hostPolicies(name);
+    if (!hosts.isEmpty()) {
+      Map<String, Object> byHost = new LinkedHashMap<>();
+      hosts.forEach((host, p) -> byHost.put(host, guards(p)));
+      out.put("hosts", byHost);
+    }
+    return out;
+  }
+
+  private static Map<String, Object> guards(Resilience policy) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("name", policy.name());
+    out.put("budget", budget(policy.budget()));
+    out.put("breaker", policy.breaker().map(QuellEndpoint::breaker).orElse(null));
+    List<Object> limiters = new ArrayList<>();
+    for (Limiter l : policy.limiters()) {
+      limiters.add(limiter(l));
+    }
+    out.put("limiters", limiters);
+    return out;
+  }
+
+  static Map<String, Object> budget(RetryBudget budget) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("name", budget.name());
+    out.put("kind", kind(budget));
+    if (!budget.isUnbounded()) {
+      out.put("tokens", round(budget.tokens()));
+      out.put("capacity", round(budget.capacity()));
+      out.put("utilization", round(budget.utilization()));
+      out.put("retryAfter", budget.retryAfter().map(Duration::toString).orElse(null));
+    }
+    return out;
+  }
+
+  static String kind(RetryBudget budget) {
+    switch (budget.getClass().getSimpleName()) {
+      case "TokenBucket":
+        return "token-bucket";
+      case "FeedbackThrottle":
+        return "feedback";
+      case "ReplenishingAllowance":
+        return "replenishing";
+      case "ConcurrentAllowance":
+        return "concurrent";
+      case "Unbounded":
+        return "none";
+      default:
+        return budget.getClass().getSimpleName().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private static Map<String, Object> breaker(CircuitBreaker breaker) {
+    CircuitBreaker.Metrics m = breaker.metrics();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("name", breaker.name());
+    out.put("state", m.state().name());
+    out.put("calls", m.calls());
+    out.put("failedCalls", m.failedCalls());
+    out.put("slowCalls", m.slowCalls());
+    out.put("failureRate", round(m.failureRate()));
+    out.put("refusals", m.refusals());
+    out.put("retryAfter", breaker.retryAfter().map(Duration::toString).orElse(null));
+    return out;
+  }
+
+  private static Map<String, Object> limiter(Limiter limiter) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("name", limiter.name());
+    String name = limiter.name();
+    out.put("kind", name.contains("-") ? name.substring(0, name.lastIndexOf('-')) : name);
+    out.put("limit", limiter.limit());
+    out.put("inFlight", limiter.inFlight());
+    out.put("available", limiter.available());
+    out.put("queued", limiter.queued());
+    return out;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+}

@@ -1,0 +1,172 @@
+package dev.quell.spring.internal;
+
+import dev.quell.Resilience;
+import dev.quell.spring.Resilient;
+import java.lang.reflect.Method;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * The advisor behind {@link Resilient}: a pointcut that matches annotated methods (refusing reactive
+ * return types when the proxy is made) and an interceptor that runs each call through the policy in
+ * force. Attempts call the method again through a clone of the invocation, so every other advice inside
+ * this one (a transaction, say) runs once per attempt.
+ */
+public final class ResilientMethods extends AbstractPointcutAdvisor {
+  private static final long serialVersionUID = 1L;
+
+  private final transient Supplier<PolicyRegistry> registry;
+  private final transient Map<Method, String> names = new ConcurrentHashMap<>();
+  private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
+    @Override
+    public boolean matches(Method method, Class<?> targetClass) {
+      Resilient annotation = find(method, targetClass);
+      if (annotation == null) {
+        return false;
+      }
+      check(method, annotation);
+      return true;
+    }
+  };
+  private final transient MethodInterceptor interceptor = this::invoke;
+
+  /** @param registry looked up on the first call, so making proxies never creates the registry early */
+  public ResilientMethods(Supplier<PolicyRegistry> registry, int order) {
+    this.registry = registry;
+    setOrder(order);
+  }
+
+  @Override
+  public Pointcut getPointcut() {
+    return pointcut;
+  }
+
+  @Override
+  public Advice getAdvice() {
+    return interceptor;
+  }
+
+  static @Nullable Resilient find(Method method, Class<?> targetClass) {
+    Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+    Resilient onMethod = AnnotatedElementUtils.findMergedAnnotation(specific, Resilient.class);
+    if (onMethod == null && specific != method) {
+      onMethod = AnnotatedElementUtils.findMergedAnnotation(method, Resilient.class);
+    }
+    if (onMethod != null) {
+      return onMethod;
+    }
+    if (!java.lang.reflect.Modifier.isPublic(method.getModifiers()) || method.getDeclaringClass() == Object.class) {
+      return null;
+    }
+    return AnnotatedElementUtils.findMergedAnnotation(targetClass, Resilient.class);
+  }
+
+  private static void check(Method method, Resilient annotation) {
+    String where = method.getDeclaringClass().getName() + "." + method.getName() + "()";
+    if (annotation.value().isBlank()) {
+      throw new IllegalStateException("@Resilient on " + where + " names no policy: give it a policy name, @Resilient(\"inventory\")");
+    }
+    Class<?> type = method.getReturnType();
+    if (isReactive(type)) {
+      throw new IllegalStateException("@Resilient on " + where + " returns " + type.getName()
+          + ", a reactive type, which @Resilient does not run: use a WebClient (Quell's filter is on it) or"
+          + " return a CompletionStage");
+    }
+    if (CompletionStage.class.isAssignableFrom(type) && !type.isAssignableFrom(CompletableFuture.class)) {
+      throw new IllegalStateException("@Resilient on " + where + " returns " + type.getName()
+          + ": an asynchronous @Resilient method must be declared to return CompletionStage or CompletableFuture");
+    }
+  }
+
+  private static boolean isReactive(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      for (Class<?> i : c.getInterfaces()) {
+        if (i.getName().equals("org.reactivestreams.Publisher") || i.getName().equals("java.util.concurrent.Flow$Publisher")) {
+          return true;
+        }
+      }
+    }
+    return type.getName().equals("org.reactivestreams.Publisher") || type.getName().equals("java.util.concurrent.Flow$Publisher");
+  }
+
+  private @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+    Method method = invocation.getMethod();
+    String name = names.computeIfAbsent(method, m -> {
+      Object target = invocation.getThis();
+      Resilient r = find(m, target != null ? AopUtils.getTargetClass(target) : m.getDeclaringClass());
+      if (r == null) {
+        throw new IllegalStateException("no @Resilient on " + m);
+      }
+      return r.value();
+    });
+    PolicyRegistry policies = registry.get();
+    Resilience policy = policies.policy(name);
+    InFlight inFlight = policies.inFlight();
+    if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+      inFlight.enter();
+      CompletableFuture<Object> call;
+      try {
+        call = policy.executeAsync(() -> stage(invocation));
+      } catch (RuntimeException | Error e) {
+        inFlight.exit();
+        throw e;
+      }
+      call.whenComplete((v, e) -> inFlight.exit());
+      return call;
+    }
+    inFlight.enter();
+    try {
+      return policy.execute(() -> proceed(invocation));
+    } finally {
+      inFlight.exit();
+    }
+  }
+
+  private static @Nullable Object proceed(MethodInvocation invocation) throws Exception {
+    try {
+      return again(invocation).proceed();
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new UndeclaredThrowableException(t);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static CompletionStage<Object> stage(MethodInvocation invocation) {
+    try {
+      Object result = again(invocation).proceed();
+      if (result == null) {
+        return CompletableFuture.failedFuture(new NullPointerException(
+            "@Resilient method " + invocation.getMethod() + " returned null instead of a CompletionStage"));
+      }
+      return (CompletionStage<Object>) result;
+    } catch (Throwable t) {
+      return CompletableFuture.failedFuture(t);
+    }
+  }
+
+  /** The invocation, ready to run again: each attempt proceeds through the rest of the chain anew. */
+  private static MethodInvocation again(MethodInvocation invocation) {
+    return invocation instanceof ProxyMethodInvocation ? ((ProxyMethodInvocation) invocation).invocableClone() : invocation;
+  }
+
+  @Override
+  public String toString() {
+    return "ResilientMethods[order=" + getOrder() + "]";
+  }
+}
