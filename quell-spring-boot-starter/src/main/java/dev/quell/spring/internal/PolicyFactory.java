@@ -150,6 +150,23 @@ final class PolicyFactory {
         }
       }
 
+      // the plain settings are checked even when another setting has a problem, so every problem shows at once
+      Map<String, Leaf<?>> plain = new HashMap<>();
+      put(plain, "attempts", attempts);
+      put(plain, "deadline", deadline);
+      put(plain, "attemptTimeout", attemptTimeout);
+      problems.core(() -> base.with(s -> {
+        if (attempts != null) {
+          s.attempts(attempts.value());
+        }
+        if (deadline != null && deadline.value().compareTo(Duration.ZERO) > 0) {
+          s.deadline(deadline.value());
+        }
+        if (attemptTimeout != null && attemptTimeout.value().compareTo(Duration.ZERO) > 0) {
+          s.attemptTimeout(attemptTimeout.value());
+        }
+      }), plain, group("").replaceAll("\\.$", ""));
+
       Classifier classifier = classifier(base.classifier());
       Backoff backoff = backoff();
       BudgetKind presetBudget = preset == Preset.NONE ? BudgetKind.NONE : BudgetKind.AUTOMATIC;
