@@ -92,15 +92,19 @@ public final class ResilientMethods extends AbstractPointcutAdvisor {
     }
   }
 
-  private static boolean isReactive(Class<?> type) {
-    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-      for (Class<?> i : c.getInterfaces()) {
-        if (i.getName().equals("org.reactivestreams.Publisher") || i.getName().equals("java.util.concurrent.Flow$Publisher")) {
-          return true;
-        }
+  private static boolean isReactive(@Nullable Class<?> type) {
+    if (type == null) {
+      return false;
+    }
+    if (type.getName().equals("org.reactivestreams.Publisher") || type.getName().equals("java.util.concurrent.Flow$Publisher")) {
+      return true;
+    }
+    for (Class<?> i : type.getInterfaces()) {
+      if (isReactive(i)) {
+        return true;
       }
     }
-    return type.getName().equals("org.reactivestreams.Publisher") || type.getName().equals("java.util.concurrent.Flow$Publisher");
+    return isReactive(type.getSuperclass());
   }
 
   private @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
