@@ -5,6 +5,8 @@ import dev.quell.spring.QuellProperties;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -24,7 +26,8 @@ public final class DrainingLifecycle implements SmartLifecycle {
   /** {@code WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE - 1}, without needing the web server on the class path. */
   public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024 - 1;
 
-  private static final System.Logger LOG = System.getLogger("dev.quell.spring");
+  // Spring's own logging: java.util.logging (behind System.Logger) resets its handlers when the JVM begins to shut down
+  private static final Log LOG = LogFactory.getLog("dev.quell.spring");
 
   private final Supplier<QuellProperties.Draining> settings;
   private final InFlight inFlight;
@@ -62,7 +65,7 @@ public final class DrainingLifecycle implements SmartLifecycle {
     }
     Duration grace = settings.getGrace();
     boolean began = Draining.begin(grace);
-    LOG.log(System.Logger.Level.INFO, "quell.draining: " + (began ? "began" : "already began") + ", grace " + grace
+    LOG.info("quell.draining: " + (began ? "began" : "already began") + ", grace " + grace
         + ", " + inFlight.count() + " calls and requests in flight");
     if (inFlight.count() == 0) {
       callback.run();
@@ -71,7 +74,7 @@ public final class DrainingLifecycle implements SmartLifecycle {
     Thread waiter = new Thread(() -> {
       try {
         boolean idle = inFlight.awaitIdle(grace);
-        LOG.log(System.Logger.Level.INFO, "quell.draining: " + (idle ? "nothing left in flight"
+        LOG.info("quell.draining: " + (idle ? "nothing left in flight"
             : "grace over, " + inFlight.count() + " still in flight"));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

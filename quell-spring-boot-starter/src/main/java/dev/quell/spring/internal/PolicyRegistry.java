@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
@@ -31,7 +33,7 @@ import org.springframework.core.env.Environment;
  * <p>Thread-safe. Looking a policy up is a map read; building one takes this object's lock.
  */
 public final class PolicyRegistry {
-  private static final System.Logger LOG = System.getLogger("dev.quell.spring");
+  private static final Log LOG = LogFactory.getLog("dev.quell.spring");
 
   /** What one successful build produced; replaced whole. */
   private record State(QuellProperties properties, Map<String, Resilience> configured, Map<String, RetryBudget> shared,
@@ -288,7 +290,7 @@ public final class PolicyRegistry {
 
   /** Logs a refresh that could not be applied. */
   public static void logRejected(QuellPropertiesException e) {
-    LOG.log(System.Logger.Level.ERROR, "quell.refresh.rejected: the policies in force are kept. " + e.getMessage());
+    LOG.error("quell.refresh.rejected: the policies in force are kept. " + e.getMessage());
   }
 
   @Override
