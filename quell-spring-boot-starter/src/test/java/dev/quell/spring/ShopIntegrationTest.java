@@ -176,7 +176,9 @@ class ShopIntegrationTest {
         .containsPattern("quell_calls_total\\{[^}]*quell_outcome=\"SUCCEEDED\"[^}]*quell_policy=\"" + policy + "\"[^}]*} [1-9]")
         .containsPattern("quell_attempts_total\\{[^}]*kind=\"retry\"[^}]*quell_policy=\"" + policy + "\"[^}]*} [1-9]")
         .contains("quell_budget_utilization{quell_budget=\"" + policy + "\",quell_policy=\"" + policy + "\"}")
-        .contains("quell_budget_tokens{quell_budget=\"inventory\",quell_policy=\"inventory\"}"); // bound before any call
+        .contains("quell_budget_tokens{quell_budget=\"inventory\",quell_policy=\"inventory\"}") // bound before any call
+        // a configured policy's breaker has its state series from startup, before any call went through it
+        .containsPattern("quell_breaker_state\\{[^}]*quell_policy=\"breaking\"[^}]*state=\"CLOSED\"[^}]*} 1");
   }
 
   @Test

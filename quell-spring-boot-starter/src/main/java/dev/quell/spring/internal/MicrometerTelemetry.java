@@ -7,7 +7,8 @@ import dev.quell.micrometer.QuellMicrometer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
-/** Quell's meters in the application's registry: every policy gets the listener, every budget its gauges at once. */
+/** Quell's meters in the application's registry: every policy gets the listener, and its budget,
+ * breaker, limiters and timing their meters as soon as it is built; every shared budget its gauges. */
 public final class MicrometerTelemetry implements Telemetry {
   private final MeterRegistry registry;
   private final List<ResilienceListener> listeners;
@@ -24,7 +25,7 @@ public final class MicrometerTelemetry implements Telemetry {
 
   @Override
   public void built(Resilience policy) {
-    QuellMicrometer.bindBudget(policy, registry);
+    QuellMicrometer.bind(policy, registry); // budget, breaker, limiters and timing before the first call
   }
 
   @Override
