@@ -102,11 +102,28 @@ public final class Downstream implements AutoCloseable {
     return out;
   }
 
+  /** Waits until {@code path} has been asked {@code count} times; fails after {@code timeout}. */
+  public void awaitSeen(String path, int count, java.time.Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    synchronized (seen) {
+      while (seen(path).size() < count) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError(path + " was asked " + seen(path).size() + " times, not " + count);
+        }
+        TimeUnit.NANOSECONDS.timedWait(seen, left);
+      }
+    }
+  }
+
   private void handle(HttpExchange exchange) throws IOException {
     String path = exchange.getRequestURI().getPath();
     Map<String, String> headers = new ConcurrentHashMap<>();
     exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
-    seen.add(new Seen(path, exchange.getRequestMethod(), headers));
+    synchronized (seen) {
+      seen.add(new Seen(path, exchange.getRequestMethod(), headers));
+      seen.notifyAll();
+    }
     Answer answer = answerFor(path);
     try {
       if (!answer.release().await(60, TimeUnit.SECONDS)) {

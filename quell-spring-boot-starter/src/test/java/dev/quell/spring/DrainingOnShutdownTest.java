@@ -105,11 +105,7 @@ class DrainingOnShutdownTest {
   }
 
   void awaitSeen(String path, int count) throws InterruptedException {
-    long end = System.nanoTime() + WAIT.toNanos();
-    while (dependency.seen(path).size() < count) {
-      assertThat(System.nanoTime()).as("%s reached the dependency %s times", path, count).isLessThan(end);
-      Thread.sleep(10); // polling an observation, not timing behaviour
-    }
+    dependency.awaitSeen(path, count, WAIT);
   }
 
   @Test
