@@ -19,8 +19,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * A small, flaky inventory service on its own loopback port ({@code inventory.port}), started beside the
- * shop unless {@code inventory.embedded=false}: one answer in {@code inventory.fail-every} (3) on each path is a 503, so
- * the shop's retries have something to do. A real HTTP server, so the shop's calls really leave it.
+ * shop unless {@code inventory.embedded=false}: one answer in {@code inventory.fail-every} (3) on each path
+ * is a 503, so the shop's retries have something to do. A real HTTP server, so the shop's calls really leave it.
  */
 @Component
 @ConditionalOnBooleanProperty(name = "inventory.embedded", matchIfMissing = true)
@@ -31,7 +31,8 @@ class InventoryServer implements DisposableBean {
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   private final int failEvery;
 
-  InventoryServer(@Value("${inventory.port}") int port, @Value("${inventory.fail-every:3}") int failEvery) throws IOException {
+  InventoryServer(@Value("${inventory.port}") int port, @Value("${inventory.fail-every:3}") int failEvery)
+      throws IOException {
     this.failEvery = failEvery;
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
     AtomicLong stock = new AtomicLong();

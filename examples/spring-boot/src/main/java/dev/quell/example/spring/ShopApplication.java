@@ -6,8 +6,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 /**
  * The shop: {@code GET /stock/{sku}} asks the inventory service through a {@code RestClient} under the
  * policy {@code inventory}, {@code GET /price/{sku}} goes through a {@code @Resilient("pricing")} method.
- * Unless {@code inventory.url} names a service of your own, the shop starts a small, flaky one beside it
- * ({@link InventoryServer}), so the example runs with one command and shows retries.
+ * The shop starts a small, flaky inventory service beside it ({@link InventoryServer}), so the example runs
+ * with one command and shows retries; to call a service of your own instead, set {@code inventory.url} and
+ * {@code inventory.embedded=false}.
  */
 @SpringBootApplication
 public class ShopApplication {

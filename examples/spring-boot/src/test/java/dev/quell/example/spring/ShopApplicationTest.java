@@ -36,8 +36,10 @@ class ShopApplicationTest {
   int port;
 
   HttpResponse<String> get(String path) throws Exception {
-    return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(30))
+        .build();
+    return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
@@ -52,7 +54,8 @@ class ShopApplicationTest {
     }
     String scrape = get("/actuator/prometheus").body();
     assertThat(scrape)
-        .containsPattern("quell_attempts_total\\{[^}]*kind=\"retry\"[^}]*quell_policy=\"inventory:127.0.0.1:[0-9]+\"[^}]*} [1-9]")
+        .containsPattern("quell_attempts_total\\{[^}]*kind=\"retry\"[^}]*"
+            + "quell_policy=\"inventory:127.0.0.1:[0-9]+\"[^}]*} [1-9]")
         .containsPattern("quell_attempts_total\\{[^}]*kind=\"retry\"[^}]*quell_policy=\"pricing\"[^}]*} [1-9]");
   }
 
