@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quell.spring.internal.QuellPropertiesFailureAnalyzer;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -16,6 +17,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /** Bad quell.* values stop the application with the property, the value, where it came from and what is allowed. */
 @ExtendWith(OutputCaptureExtension.class)
@@ -99,6 +101,40 @@ class StartupFailureTest {
         "quell.policies.inventory.breaker.slow-call-rate=0.5",
         "quell.policies.inventory.hedge.delay=10ms",
         "quell.policies.inventory.hedge.max-extra-load=0.05");
+  }
+
+  @Test
+  void aMisspeltPropertyIsNamedInsteadOfIgnored() {
+    fails(d -> assertThat(d)
+            .contains("quell.policies.inventory.atempts was 5 (from ")
+            .contains(": there is no such property")
+            .contains("quell.defaults.breaker.failure-ratio was 0.5 (from ")
+            .contains("quell.policies.inventory.deadline was -1s (from "), // listed with the other problems
+        "quell.policies.inventory.atempts=5",
+        "quell.defaults.breaker.failure-ratio=0.5",
+        "quell.policies.inventory.deadline=-1s");
+  }
+
+  @Test
+  void relaxedNamesAndListsAreNotMistakenForUnknownOnes() {
+    runner.withPropertyValues(
+            "quell.policies.inventory.attemptTimeout=700ms",
+            "quell.policies.inventory.ATTEMPTS=4",
+            "quell.policies.inventory.transient-exceptions[0]=java.io.IOException",
+            "quell.policies.inventory.transient-exceptions[1]=java.util.concurrent.TimeoutException",
+            "quell.budgets.shared-api.fraction=0.2",
+            "quell.http.client.max-hosts=10")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
+  void environmentVariablesThatLookLikeQuellPropertiesAreLeftAlone() {
+    runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+            new SystemEnvironmentPropertySource("systemEnvironment", Map.of("QUELL_HOME", "/opt/quell", "QUELL_POLICIES_INVENTORY_ATTEMPTS", "4"))))
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(QuellPolicies.class).policy("inventory").attempts()).isEqualTo(4);
+        });
   }
 
   @Test

@@ -43,6 +43,13 @@ final class ConfigProblems {
     return reported;
   }
 
+  /** A {@code quell.*} property that names no setting. */
+  void unknown(ConfigurationProperty property) {
+    Origin origin = property.getOrigin();
+    report(property.getName() + " was " + property.getValue() + (origin != null ? " (from " + origin + ")" : "")
+        + ": there is no such property (docs/spring-boot.md lists them all)");
+  }
+
   /** A problem about a group of properties rather than one value. */
   void note(String path, String text) {
     report(path + ": " + text);

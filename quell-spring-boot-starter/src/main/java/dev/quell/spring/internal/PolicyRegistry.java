@@ -16,9 +16,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * The policies of one application, built from its {@code quell.*} properties and rebuilt by
@@ -55,12 +61,32 @@ public final class PolicyRegistry {
   public PolicyRegistry(Environment environment, Telemetry telemetry) {
     this.environment = Objects.requireNonNull(environment, "environment");
     this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
-    this.state = build(bind(), 1);
+    this.state = build(bind(), unknownProperties(), 1);
     announce(state);
   }
 
   private QuellProperties bind() {
     return Binder.get(environment).bindOrCreate("quell", Bindable.of(QuellProperties.class));
+  }
+
+  /**
+   * The {@code quell.*} properties that name no setting — a misspelt {@code quell.policies.x.atempts} would
+   * otherwise be ignored without a word. Environment variables are left out: any variable whose name starts
+   * with {@code QUELL_} reads as a {@code quell.*} property, and the environment is not the application's
+   * to keep tidy.
+   */
+  private List<ConfigurationProperty> unknownProperties() {
+    BindHandler strict = new NoUnboundElementsBindHandler(BindHandler.DEFAULT,
+        source -> !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource));
+    try {
+      Binder.get(environment).bind("quell", Bindable.of(QuellProperties.class), strict);
+      return List.of();
+    } catch (BindException e) {
+      if (e.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
+        return List.copyOf(unbound.getUnboundProperties());
+      }
+      return List.of(); // a value of the wrong type: bind() has already reported it in Spring Boot's words
+    }
   }
 
   /**
@@ -70,14 +96,15 @@ public final class PolicyRegistry {
    * @throws QuellPropertiesException when the new properties have problems; the policies in force stay
    */
   public synchronized void reload() {
-    State next = build(bind(), state.generation() + 1);
+    State next = build(bind(), unknownProperties(), state.generation() + 1);
     state = next;
     announce(next);
   }
 
   /** Builds everything from {@code properties}; commits the pins only when nothing failed. */
-  private synchronized State build(QuellProperties properties, long generation) {
+  private synchronized State build(QuellProperties properties, List<ConfigurationProperty> unknown, long generation) {
     ConfigProblems problems = new ConfigProblems(PropertyOrigins.of(environment));
+    unknown.forEach(problems::unknown);
     Pins.Session session = pins.session();
     PolicyFactory factory = new PolicyFactory(properties, session, problems, telemetry.listeners());
     factory.declareSharedBudgets();
