@@ -128,6 +128,16 @@ final class PolicyFactory {
       return v == null ? null : new Leaf<>(v, DEFAULTS + relative);
     }
 
+    /** Whether {@code leaf} came from quell.defaults into a policy that has properties of its own. */
+    boolean inherited(@Nullable Leaf<?> leaf) {
+      return leaf != null && own != null && !leaf.path().startsWith(ownPrefix);
+    }
+
+    /** {@code leaf}, unless it was inherited and {@code drop}. */
+    <T> @Nullable Leaf<T> unless(boolean drop, @Nullable Leaf<T> leaf) {
+      return drop && inherited(leaf) ? null : leaf;
+    }
+
     /** The path of a group of settings, for problems that concern it as a whole. */
     String group(String relative) {
       return (own != null ? ownPrefix : DEFAULTS) + relative;
@@ -272,19 +282,40 @@ final class PolicyFactory {
 
     // backoff -----------------------------------------------------------------------------------------
 
+    /**
+     * The backoff. Inherited per setting, within a kind: when the policy's own properties choose the kind
+     * (by naming it, or by giving settings only one kind takes), the defaults' settings of other kinds are
+     * not inherited, so a policy may back off differently from the defaults without a conflict.
+     */
     private @Nullable Backoff backoff() {
-      Leaf<BackoffKind> kind = leaf(p -> p.getBackoff().getKind(), "backoff.kind");
-      Leaf<Duration> base = leaf(p -> p.getBackoff().getBase(), "backoff.base");
-      Leaf<Duration> throttledBase = leaf(p -> p.getBackoff().getThrottledBase(), "backoff.throttled-base");
-      Leaf<Double> factor = leaf(p -> p.getBackoff().getFactor(), "backoff.factor");
-      Leaf<Duration> max = leaf(p -> p.getBackoff().getMax(), "backoff.max");
-      Leaf<QuellProperties.Jitter> jitter = leaf(p -> p.getBackoff().getJitter(), "backoff.jitter");
-      Leaf<Duration> delay = leaf(p -> p.getBackoff().getDelay(), "backoff.delay");
+      Leaf<BackoffKind> kind0 = leaf(p -> p.getBackoff().getKind(), "backoff.kind");
+      Leaf<Duration> base0 = leaf(p -> p.getBackoff().getBase(), "backoff.base");
+      Leaf<Duration> throttledBase0 = leaf(p -> p.getBackoff().getThrottledBase(), "backoff.throttled-base");
+      Leaf<Double> factor0 = leaf(p -> p.getBackoff().getFactor(), "backoff.factor");
+      Leaf<Duration> max0 = leaf(p -> p.getBackoff().getMax(), "backoff.max");
+      Leaf<QuellProperties.Jitter> jitter0 = leaf(p -> p.getBackoff().getJitter(), "backoff.jitter");
+      Leaf<Duration> delay0 = leaf(p -> p.getBackoff().getDelay(), "backoff.delay");
+      boolean ownExponential = nonNull(base0, throttledBase0, factor0, max0, jitter0).stream().anyMatch(l -> !inherited(l));
+      boolean ownConstant = delay0 != null && !inherited(delay0);
+      BackoffKind ownKind = kind0 != null && !inherited(kind0) ? kind0.value()
+          : ownExponential && !ownConstant ? BackoffKind.EXPONENTIAL
+          : ownConstant && !ownExponential ? BackoffKind.CONSTANT
+          : null;
+      boolean dropExponential = ownKind != null && ownKind != BackoffKind.EXPONENTIAL;
+      boolean dropConstant = ownKind != null && ownKind != BackoffKind.CONSTANT;
+      Leaf<BackoffKind> kind = unless(ownKind != null, kind0);
+      Leaf<Duration> base = unless(dropExponential, base0);
+      Leaf<Duration> throttledBase = unless(dropExponential, throttledBase0);
+      Leaf<Double> factor = unless(dropExponential, factor0);
+      Leaf<Duration> max = unless(dropExponential, max0);
+      Leaf<QuellProperties.Jitter> jitter = unless(dropExponential, jitter0);
+      Leaf<Duration> delay = unless(dropConstant, delay0);
       List<Leaf<?>> exponential = nonNull(base, throttledBase, factor, max, jitter);
-      if (kind == null && exponential.isEmpty() && delay == null) {
+      if (kind == null && ownKind == null && exponential.isEmpty() && delay == null) {
         return null; // the preset's
       }
-      BackoffKind k = kind != null ? kind.value() : exponential.isEmpty() ? BackoffKind.CONSTANT : BackoffKind.EXPONENTIAL;
+      BackoffKind k = kind != null ? kind.value() : ownKind != null ? ownKind
+          : exponential.isEmpty() ? BackoffKind.CONSTANT : BackoffKind.EXPONENTIAL;
       String kindName = k.name().toLowerCase(Locale.ROOT);
       switch (k) {
         case NONE:
@@ -316,9 +347,19 @@ final class PolicyFactory {
 
     // budget ------------------------------------------------------------------------------------------
 
-    private @Nullable RetryBudget budget(String liveName, @Nullable Leaf<BudgetKind> kind,
-        @Nullable Leaf<String> sharedName, BudgetKind presetKind) {
-      Layered parameters = new Layered(this);
+    /**
+     * The budget. Inherited per setting, within a kind, as the backoff is: when the policy's own
+     * properties choose the kind (budget.kind, budget.shared, or parameters of one kind), the defaults'
+     * kind, shared name and parameters of other kinds are not inherited.
+     */
+    private @Nullable RetryBudget budget(String liveName, @Nullable Leaf<BudgetKind> kind0,
+        @Nullable Leaf<String> sharedName0, BudgetKind presetKind) {
+      BudgetKind ownKind = kind0 != null && !inherited(kind0) ? kind0.value()
+          : sharedName0 != null && !inherited(sharedName0) ? BudgetKind.SHARED
+          : impliedKind(new Layered(this, k -> true).given().stream().filter(l -> !inherited(l)).toList());
+      Leaf<BudgetKind> kind = unless(ownKind != null, kind0);
+      Leaf<String> sharedName = unless(ownKind != null && ownKind != BudgetKind.SHARED, sharedName0);
+      Layered parameters = new Layered(this, relative -> ownKind == null || takes(ownKind, relative));
       List<Leaf<?>> given = parameters.given();
       if (kind == null && sharedName == null && given.isEmpty()) {
         if (presetKind == BudgetKind.NONE) {
@@ -607,17 +648,50 @@ final class PolicyFactory {
     }
   }
 
-  /** A policy's budget parameters, each from its own properties or the defaults. */
+  /** The kind a budget's own parameters choose, or null when they choose none (or several). */
+  private static @Nullable BudgetKind impliedKind(List<Leaf<?>> own) {
+    java.util.Set<BudgetKind> kinds = java.util.EnumSet.noneOf(BudgetKind.class);
+    for (Leaf<?> leaf : own) {
+      String relative = leaf.path().substring(leaf.path().lastIndexOf('.') + 1);
+      switch (relative) {
+        case "fraction", "minimum-per-second" -> kinds.add(BudgetKind.TOKEN_BUCKET);
+        case "token-ratio" -> kinds.add(BudgetKind.FEEDBACK);
+        case "period" -> kinds.add(BudgetKind.REPLENISHING);
+        case "percent", "minimum" -> kinds.add(BudgetKind.CONCURRENT);
+        default -> { } // max-tokens: feedback or replenishing, the other parameters decide
+      }
+    }
+    return kinds.size() == 1 ? kinds.iterator().next() : null;
+  }
+
+  /** Whether a budget of {@code kind} takes the parameter {@code relative}. */
+  private static boolean takes(BudgetKind kind, String relative) {
+    return switch (kind) {
+      case TOKEN_BUCKET -> relative.equals("fraction") || relative.equals("minimum-per-second");
+      case FEEDBACK -> relative.equals("max-tokens") || relative.equals("token-ratio");
+      case REPLENISHING -> relative.equals("max-tokens") || relative.equals("period");
+      case CONCURRENT -> relative.equals("percent") || relative.equals("minimum");
+      default -> false;
+    };
+  }
+
+  /**
+   * A policy's budget parameters, each from its own properties or the defaults; an inherited one only
+   * when {@code inherit} accepts its name.
+   */
   private final class Layered implements Parameters {
     private final Layer layer;
+    private final java.util.function.Predicate<String> inherit;
 
-    Layered(Layer layer) {
+    Layered(Layer layer, java.util.function.Predicate<String> inherit) {
       this.layer = layer;
+      this.inherit = inherit;
     }
 
     @Override
     public <T> @Nullable Leaf<T> get(Function<BudgetParameters, @Nullable T> read, String relative) {
-      return layer.leaf(p -> read.apply(p.getBudget()), "budget." + relative);
+      Leaf<T> leaf = layer.leaf(p -> read.apply(p.getBudget()), "budget." + relative);
+      return layer.unless(!inherit.test(relative), leaf);
     }
 
     void notApplicable(List<Leaf<?>> leaves, String what) {
