@@ -74,4 +74,14 @@ class InheritanceAcrossKindsTest {
     // and a policy with nothing of its own still shares the defaults' budget
     assertThat(policy("quell.defaults.budget.shared=api", "quell.policies.q.attempts=2").budget().name()).isEqualTo("api");
   }
+
+  @Test
+  void aClashWithinAPolicysOwnPropertiesIsStillReported() {
+    runner.withPropertyValues("quell.policies.p.backoff.kind=none", "quell.policies.p.backoff.base=50ms")
+        .run(context -> assertThat(context).hasFailed()
+            .getFailure().hasStackTraceContaining("quell.policies.p.backoff.base was 50ms"));
+    runner.withPropertyValues("quell.policies.p.budget.fraction=0.2", "quell.policies.p.budget.percent=0.3")
+        .run(context -> assertThat(context).hasFailed()
+            .getFailure().hasStackTraceContaining("quell.policies.p.budget.percent was 0.3"));
+  }
 }
