@@ -84,4 +84,12 @@ class InheritanceAcrossKindsTest {
         .run(context -> assertThat(context).hasFailed()
             .getFailure().hasStackTraceContaining("quell.policies.p.budget.percent was 0.3"));
   }
+
+  @Test
+  void aFixedHedgeUnderMeasuredDefaultsAndTheOtherWayRound() {
+    assertThat(policy("quell.defaults.hedge.max-extra-load=0.05", "quell.defaults.hedge.floor=2ms",
+        "quell.policies.p.hedge.delay=20ms").hedge()).hasValueSatisfying(h -> assertThat(h.toString()).contains("after 20 ms"));
+    assertThat(policy("quell.defaults.hedge.delay=20ms", "quell.policies.p.hedge.max-extra-load=0.05").hedge())
+        .hasValueSatisfying(h -> assertThat(h.toString()).contains("max extra load 0.05"));
+  }
 }

@@ -568,10 +568,14 @@ final class PolicyFactory {
 
     private Object[] hedge() {
       Leaf<Boolean> enabled = leaf(p -> p.getHedge().getEnabled(), "hedge.enabled");
-      Leaf<Duration> delay = leaf(p -> p.getHedge().getDelay(), "hedge.delay");
-      Leaf<Double> load = leaf(p -> p.getHedge().getMaxExtraLoad(), "hedge.max-extra-load");
+      Leaf<Duration> delay0 = leaf(p -> p.getHedge().getDelay(), "hedge.delay");
+      Leaf<Double> load0 = leaf(p -> p.getHedge().getMaxExtraLoad(), "hedge.max-extra-load");
+      // a policy's own choice of fixed delay or measured load wins over the defaults' other choice (and its floor)
+      boolean ownDelay = delay0 != null && !inherited(delay0);
+      Leaf<Duration> delay = unless(load0 != null && !inherited(load0), delay0);
+      Leaf<Double> load = unless(ownDelay, load0);
       Leaf<Integer> maxHedges = leaf(p -> p.getHedge().getMaxHedges(), "hedge.max-hedges");
-      Leaf<Duration> floor = leaf(p -> p.getHedge().getFloor(), "hedge.floor");
+      Leaf<Duration> floor = unless(ownDelay, leaf(p -> p.getHedge().getFloor(), "hedge.floor"));
       Leaf<Boolean> retries = leaf(p -> p.getHedge().getRetries(), "hedge.retries");
       boolean any = !nonNull(delay, load, maxHedges, floor, retries).isEmpty();
       if (!(enabled != null ? enabled.value() : any)) {
