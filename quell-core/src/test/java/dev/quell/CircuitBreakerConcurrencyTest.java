@@ -279,7 +279,8 @@ class CircuitBreakerConcurrencyTest {
       assertThat(madeBy.get(s.ordinal())).as("transitions to %s", s).isEqualTo(m.transitionsTo(s));
     }
     assertThat(m.transitionsTo(State.CLOSED)).as("the storm went round the states").isGreaterThan(10);
-    assertThat(m.expiredProbes()).as("and wrote probes off").isPositive();
+    // (whether thread 0 happens to hold a probe across a break depends on the scheduler, so the storm
+    // does not insist on writing probes off; CircuitBreakerTest does that step by step)
     assertThat(m.transitionsTo(State.HALF_OPEN)).isLessThanOrEqualTo(m.transitionsTo(State.OPEN));
     assertThat(m.transitionsTo(State.CLOSED)).isLessThanOrEqualTo(m.transitionsTo(State.HALF_OPEN));
   }
