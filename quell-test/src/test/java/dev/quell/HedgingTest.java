@@ -299,6 +299,97 @@ class HedgingTest {
     assertThat(p.timing().orElseThrow().samples()).as("the winning hedge measured too").isEqualTo(calls + 1L);
   }
 
+  /** The hedged fast path (nothing listens) and the core's path (a listener) for the same policy. */
+  private static List<Resilience> bothPaths(Resilience p) {
+    return List.of(p, p.withListener(e -> { }));
+  }
+
+  @Test
+  @Timeout(60)
+  void onBothPathsAFailureBeforeTheDelaySendsTheHedgeAtOnce() throws Exception {
+    for (Resilience p : bothPaths(hedged(Hedge.after(Duration.ofSeconds(30))))) {
+      Thread caller = Thread.currentThread();
+      String value = p.execute(() -> {
+        if (Thread.currentThread() == caller) {
+          throw new IOException("reset"); // transient: the next hedge goes now, not in 30 s
+        }
+        return "hedge";
+      });
+      assertThat(value).as(p.toString()).isEqualTo("hedge");
+      assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  void onBothPathsAResultTheClassifierRejectsSendsTheHedgeAtOnce() throws Exception {
+    for (Resilience base : bothPaths(hedged(Hedge.after(Duration.ofSeconds(30))))) {
+      Resilience p = base.withClassifier((r, f) -> f != null || "busy".equals(r) ? Verdict.TRANSIENT : Verdict.OK);
+      Thread caller = Thread.currentThread();
+      String value = p.execute(() -> Thread.currentThread() == caller ? "busy" : "hedge");
+      assertThat(value).as(p.toString()).isEqualTo("hedge");
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  void onBothPathsAnAttemptTimeoutBeforeTheHedgeDelayEndsTheAttemptAndTheCallsAgree() throws Exception {
+    List<String> outcomes = new ArrayList<>();
+    for (Resilience p : bothPaths(hedged(Hedge.after(Duration.ofSeconds(30))).withAttemptTimeout(Duration.ofMillis(20)))) {
+      AtomicInteger attempts = new AtomicInteger();
+      String outcome;
+      try {
+        outcome = p.execute(() -> {
+          if (attempts.getAndIncrement() == 0) {
+            new CountDownLatch(1).await(); // hangs past its 20 ms timeout, long before the 30 s hedge delay
+          }
+          return "next";
+        });
+      } catch (AttemptTimeoutException e) {
+        outcome = "timed out";
+      }
+      outcomes.add(outcome + " after " + attempts.get());
+      assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    }
+    assertThat(outcomes.get(0)).as("the fast path decides as the core does").isEqualTo(outcomes.get(1));
+    assertThat(outcomes.get(0)).isEqualTo("next after 2");
+  }
+
+  @Test
+  void successesOnTheHedgedPathDepositIntoTheBudget() throws Exception {
+    RetryBudget budget = RetryBudget.of(0.5, 0); // no floor: the tokens are exactly what was deposited
+    while (budget.trySpend()) {
+      // empty it
+    }
+    Resilience p = Resilience.DEFAULT.withBudget(budget).withHedge(Hedge.after(Duration.ofSeconds(30)));
+    p.execute(() -> "ok");
+    assertThat(budget.tokens()).isEqualTo(0.5);
+    p.execute(() -> "ok");
+    assertThat(budget.tokens()).isEqualTo(1.0);
+  }
+
+  @Test
+  @Timeout(60)
+  void aMeasuredHedgeStillLearningWaitsOutItsStartingDelay() throws Exception {
+    AtomicInteger handedOver = new AtomicInteger();
+    java.util.concurrent.Executor counting = task -> {
+      handedOver.incrementAndGet();
+      new Thread(task).start();
+    };
+    // no samples yet: the delay is the attempt timeout (10 s), so an attempt of 20 ms sends nothing
+    Resilience p = hedged(Hedge.maxExtraLoad(0.05).withExecutor(counting));
+    String value = p.execute(() -> {
+      long until = System.nanoTime() + 20_000_000L; // at least 20 ms: several of the watchdog's ticks
+      while (System.nanoTime() - until < 0) {
+        Thread.onSpinWait();
+      }
+      return "primary";
+    });
+    assertThat(value).isEqualTo("primary");
+    assertThat(handedOver).as("no hedge handed to the executor").hasValue(0);
+    assertThat(p.timing().orElseThrow().samples()).isEqualTo(1);
+  }
+
   @Test
   @Timeout(120)
   void racesBetweenAnAnswerAndItsHedgeEndEveryCallOnceAndLeakNoInterrupt() throws Exception {

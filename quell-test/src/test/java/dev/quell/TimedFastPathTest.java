@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The timed fast path: a synchronous call on the real clock, with no listener, whose breaker,
@@ -114,6 +120,118 @@ class TimedFastPathTest {
     }
     assertThat(slow.metrics().slowCalls()).as("every attempt measured as slow").isEqualTo(5);
     assertThat(slow.state()).isEqualTo(CircuitBreaker.State.OPEN);
+  }
+
+  @Test
+  @Timeout(60)
+  void aRefusalByALaterGateGivesBackWhatTheEarlierGatesTook() throws Exception {
+    Limiter rate = Limiter.rate(0.001, 2); // two permits, and no more for the length of the test
+    Limiter one = Limiter.concurrency(1);
+    Resilience p = Resilience.DEFAULT.withLimiter(rate).withLimiter(one);
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService other = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> holder = other.submit(() -> p.execute(() -> {
+        holding.countDown();
+        release.await();
+        return "held";
+      }));
+      holding.await();
+      // the rate limiter admits (its second permit), then the bulkhead refuses: that permit must come back
+      assertThatThrownBy(() -> p.execute(() -> "never")).isInstanceOfSatisfying(RateLimitedException.class,
+          e -> assertThat(e.reason()).isEqualTo(StopReason.LIMITED));
+      assertThat(rate.available()).as("the refused attempt's rate permit given back").isEqualTo(1);
+      release.countDown();
+      assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("held");
+    } finally {
+      other.shutdownNow();
+    }
+    assertThat(p.execute(() -> "next")).as("the permit given back serves the next call").isEqualTo("next");
+    assertThat(rate.available()).isZero();
+    assertThat(one.inFlight()).isZero();
+  }
+
+  @Test
+  @Timeout(60)
+  void anAttemptPastItsTimeoutIsRetriedAndCountedAsTheDependencysFailure() throws Exception {
+    CircuitBreaker counted = CircuitBreaker.of("timeouts", CircuitBreaker.Config.DEFAULT);
+    Resilience p = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.NONE)
+        .withAttemptTimeout(Duration.ofMillis(20)).withBreaker(counted);
+    AtomicInteger n = new AtomicInteger();
+    String v = p.execute(() -> {
+      if (n.getAndIncrement() == 0) {
+        new CountDownLatch(1).await(); // hangs until its attempt timeout interrupts it
+      }
+      return "second";
+    });
+    assertThat(v).isEqualTo("second");
+    assertThat(n).hasValue(2);
+    assertThat(counted.metrics().calls()).isEqualTo(2);
+    assertThat(counted.metrics().failedCalls()).as("the timeout").isEqualTo(1);
+    assertThat(Thread.currentThread().isInterrupted()).as("the watchdog's interrupt taken back").isFalse();
+  }
+
+  @Test
+  void aResultTheClassifierRejectsIsRetriedAndCountedAsAFailure() throws Exception {
+    CircuitBreaker counted = CircuitBreaker.of("results", CircuitBreaker.Config.DEFAULT);
+    Resilience p = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.NONE).withBreaker(counted)
+        .withClassifier((result, failure) -> failure != null || "busy".equals(result) ? Verdict.TRANSIENT : Verdict.OK);
+    AtomicInteger n = new AtomicInteger();
+    String v = p.execute(() -> n.getAndIncrement() == 0 ? "busy" : "done");
+    assertThat(v).isEqualTo("done");
+    assertThat(counted.metrics().calls()).isEqualTo(2);
+    assertThat(counted.metrics().failedCalls()).isEqualTo(1);
+  }
+
+  @Test
+  void successesOnTheTimedPathDepositIntoTheBudget() throws Exception {
+    // no floor: the tokens are exactly what was deposited (and without a floor the bucket holds one)
+    RetryBudget budget = RetryBudget.of(0.5, 0);
+    while (budget.trySpend()) {
+      // empty it
+    }
+    Resilience p = Resilience.DEFAULT.withBudget(budget).withLimiter(Limiter.concurrency(4));
+    p.execute(() -> "ok");
+    assertThat(budget.tokens()).as("half a token per success").isEqualTo(0.5);
+    p.execute(() -> "ok");
+    assertThat(budget.tokens()).isEqualTo(1.0);
+  }
+
+  @Test
+  void measuredLatencyIsTheAttemptsOwnLength() throws Exception {
+    Resilience measured = Resilience.DEFAULT.withMeasuredTiming(MeasuredTiming.multipleOfP95(3).withMinSamples(5));
+    long before = System.nanoTime();
+    for (int i = 0; i < 20; i++) {
+      measured.execute(() -> "ok");
+    }
+    long elapsed = System.nanoTime() - before;
+    // each sample is the length of one attempt, so none can be longer than the whole loop (the
+    // histogram's buckets round up by a few percent at most)
+    assertThat(measured.timing().orElseThrow().p95()).hasValueSatisfying(
+        p95 -> assertThat(p95).isLessThanOrEqualTo(Duration.ofNanos(elapsed).multipliedBy(2)));
+  }
+
+  @Test
+  void aCallersCancellationEndsTheCallAtOnceWithoutCountingAgainstTheDependency() {
+    CircuitBreaker counted = CircuitBreaker.of("cancelled", CircuitBreaker.Config.DEFAULT);
+    Limiter two = Limiter.concurrency(2);
+    Resilience p = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.NONE).withBreaker(counted)
+        .withLimiter(two);
+    AtomicInteger n = new AtomicInteger();
+    try {
+      assertThatThrownBy(() -> p.execute(() -> {
+        n.incrementAndGet();
+        Thread.currentThread().interrupt(); // the caller cancels while the attempt runs
+        throw new InterruptedException("cancelled");
+      })).isInstanceOf(InterruptedException.class);
+      assertThat(Thread.currentThread().isInterrupted()).as("the caller's interrupt is kept").isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(n).as("no retry after a cancellation").hasValue(1);
+    assertThat(counted.metrics().failedCalls()).as("a cancellation is not the dependency's failure").isZero();
+    assertThat(two.inFlight()).isZero();
   }
 
   @Test
