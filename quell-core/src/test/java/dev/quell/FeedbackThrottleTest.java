@@ -53,6 +53,74 @@ class FeedbackThrottleTest {
   }
 
   @Test
+  void lowerLevelsKeepTheirReserveOfTheHeadroomAboveHalf() {
+    // ten tokens: retries need more than 5; SHEDDABLE more than 5 + 0.5 × 5 = 7.5, SHEDDABLE_PLUS more than 6.25
+    FeedbackThrottle t = (FeedbackThrottle) RetryBudget.feedback(10, 0.1);
+    for (Criticality c : Criticality.values()) {
+      assertThat(t.trySpend(c)).as("full funds %s", c).isTrue();
+    }
+    t.recordFailure();
+    t.recordFailure();
+    t.recordFailure(); // 7
+    assertThat(t.trySpend(Criticality.SHEDDABLE)).isFalse();
+    assertThat(t.wouldFund(Criticality.SHEDDABLE)).isFalse();
+    assertThat(t.retryAfterNanos(Criticality.SHEDDABLE)).as("only successes refill it: no time to wait for").isEqualTo(-1);
+    assertThat(t.trySpend(Criticality.SHEDDABLE_PLUS)).isTrue();
+    assertThat(t.retryAfterNanos(Criticality.SHEDDABLE_PLUS)).isZero();
+    for (int i = 0; i < 5; i++) {
+      t.deposit(); // 7.5: not strictly above
+    }
+    assertThat(t.milliTokens()).isEqualTo(7500);
+    assertThat(t.trySpend(Criticality.SHEDDABLE)).as("at 7.5 exactly").isFalse();
+    t.deposit(); // 7.6
+    assertThat(t.trySpend(Criticality.SHEDDABLE)).isTrue();
+    assertThat(t.trySpend(Criticality.SHEDDABLE)).as("spending charges nothing").isTrue();
+    assertThat(t.milliTokens()).isEqualTo(7600);
+    t.recordFailure(); // 6.6
+    t.recordFailure(); // 5.6
+    assertThat(t.trySpend(Criticality.SHEDDABLE_PLUS)).isFalse();
+    assertThat(t.trySpend(Criticality.CRITICAL)).isTrue();
+  }
+
+  @Test
+  void utilizationRetryAfterAndTheFiguresADashboardReads() {
+    FeedbackThrottle t = (FeedbackThrottle) RetryBudget.feedback(10, 0.25);
+    assertThat(t.utilization()).isZero();
+    assertThat(t.retryAfter()).contains(java.time.Duration.ZERO);
+    t.recordFailure();
+    t.recordFailure();
+    t.recordFailure(); // 7: 3 of the 5 tokens above half spent
+    assertThat(t.utilization()).isCloseTo(0.6, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(t.tokens()).isEqualTo(7.0);
+    t.recordFailure();
+    t.recordFailure(); // 5: retries stop
+    assertThat(t.utilization()).isEqualTo(1.0);
+    assertThat(t.retryAfter()).as("no wait that a clock could end").isEmpty();
+    for (int i = 0; i < 20; i++) {
+      t.recordFailure();
+    }
+    assertThat(t.tokens()).as("never below zero").isZero();
+    assertThat(t.utilization()).isEqualTo(1.0);
+    for (int i = 0; i < 100; i++) {
+      t.deposit();
+    }
+    assertThat(t.tokens()).as("never above its maximum").isEqualTo(10.0);
+    assertThat(t.capacity()).isEqualTo(10.0);
+    assertThat(t.tokenRatio()).isEqualTo(0.25);
+    assertThat(t.name()).isNotEmpty();
+    assertThat(t.toString()).contains(t.name()).contains("tokens=10.0/10.0").contains("ratio=0.25");
+  }
+
+  @Test
+  void theLimitsOfItsSettingsAreInclusive() {
+    assertThat(RetryBudget.feedback(1_000_000, 0.001).capacity()).isEqualTo(1_000_000.0);
+    assertThat(RetryBudget.feedback(1, 1_000_000).capacity()).isEqualTo(1.0);
+    assertThatThrownBy(() -> RetryBudget.feedback(1_000_001, 0.1)).hasMessageContaining("maxTokens was 1000001");
+    assertThatThrownBy(() -> RetryBudget.feedback(10, 0.0009)).hasMessageContaining("tokenRatio was 9.0E-4");
+    assertThatThrownBy(() -> RetryBudget.feedback(10, 1_000_001)).hasMessageContaining("tokenRatio");
+  }
+
+  @Test
   void validation() {
     assertThatThrownBy(() -> RetryBudget.feedback(0, 0.1)).hasMessageContaining("maxTokens was 0");
     assertThatThrownBy(() -> RetryBudget.feedback(10, 0.0005)).hasMessageContaining("tokenRatio was 5.0E-4");
