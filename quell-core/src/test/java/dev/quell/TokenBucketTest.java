@@ -163,4 +163,33 @@ class TokenBucketTest {
     }
     return budget;
   }
+  @Test
+  void everyReadingCreditsTheFloorsRefillFirst() {
+    // each of these is asked first after the clock moved: each must credit the refill itself
+    TokenBucket spend = (TokenBucket) RetryBudget.of(0.1, 2, clock); // capacity 20, 2 a second
+    TokenBucket fund = (TokenBucket) RetryBudget.of(0.1, 2, clock);
+    TokenBucket used = (TokenBucket) RetryBudget.of(0.1, 2, clock);
+    for (TokenBucket b : new TokenBucket[] {spend, fund, used}) {
+      while (b.trySpend()) {
+        // empty it
+      }
+    }
+    clock.advance(Duration.ofSeconds(1)); // two tokens back in each
+    assertThat(spend.trySpend()).isTrue();
+    assertThat(fund.wouldFund(Criticality.CRITICAL)).isTrue();
+    assertThat(used.utilization()).isCloseTo(0.9, within(1e-9));
+  }
+
+  @Test
+  void theFloorsLimitIsInclusiveAndItsParametersAreKept() {
+    TokenBucket b = (TokenBucket) RetryBudget.of(0.25, 1e9, clock);
+    assertThat(b.fraction()).isEqualTo(0.25);
+    assertThat(b.minimumPerSecond()).isEqualTo(1e9);
+    assertThat(b.hasParameters(0.25, 1e9)).isTrue();
+    assertThat(b.hasParameters(0.5, 1e9)).isFalse();
+    assertThat(b.hasParameters(0.25, 3)).isFalse();
+    assertThatThrownBy(() -> RetryBudget.of(0.25, Math.nextUp(1e9), clock)).hasMessageContaining("minimumPerSecond");
+    assertThat(RetryBudget.of(1.0, 0, clock).capacity()).as("fraction 1 and no floor are allowed").isEqualTo(1.0);
+    assertThat(b.toString()).contains(b.name()).contains("fraction=0.25");
+  }
 }
