@@ -653,18 +653,22 @@ public final class CircuitBreaker {
     final long id;
     final State state;
     final long since;
+    /** The outcome window, handed on from phase to phase (a reset starts a fresh one). */
+    final Window window;
 
-    Phase(long id, State state, long since) {
+    Phase(long id, State state, long since, Window window) {
       this.id = id;
       this.state = state;
       this.since = since;
+      this.window = window;
     }
 
-    abstract Window window();
+    final Window window() {
+      return window;
+    }
   }
 
   private static final class Closed extends Phase {
-    final Window window;
     final AtomicInteger consecutive = new AtomicInteger();
     /** The step of the break that would follow if it opened again during the ramp. */
     final int step;
@@ -672,33 +676,20 @@ public final class CircuitBreaker {
     final AtomicLong rampCredit = new AtomicLong(RAMP_UNIT); // the first attempt after closing passes
 
     Closed(long id, long since, int step, boolean ramping, Window window) {
-      super(id, State.CLOSED, since);
-      this.window = window;
+      super(id, State.CLOSED, since, window);
       this.step = step;
       this.ramping = ramping;
-    }
-
-    @Override
-    Window window() {
-      return window;
     }
   }
 
   private static final class Open extends Phase {
     final int step;
     final long breakNanos;
-    final Window window;
 
     Open(long id, long since, int step, long breakNanos, Window window) {
-      super(id, State.OPEN, since);
+      super(id, State.OPEN, since, window);
       this.step = step;
       this.breakNanos = breakNanos;
-      this.window = window;
-    }
-
-    @Override
-    Window window() {
-      return window;
     }
   }
 
@@ -706,35 +697,20 @@ public final class CircuitBreaker {
     final int step;
     /** How long every permit may be out without an answer before the probes are written off. */
     final long breakNanos;
-    final Window window;
     /** The first probe is the attempt that opened the episode. */
     final AtomicLong permits = new AtomicLong(1);
     final AtomicInteger successes = new AtomicInteger();
 
     HalfOpen(long id, long since, int step, long breakNanos, Window window) {
-      super(id, State.HALF_OPEN, since);
+      super(id, State.HALF_OPEN, since, window);
       this.step = step;
       this.breakNanos = breakNanos;
-      this.window = window;
-    }
-
-    @Override
-    Window window() {
-      return window;
     }
   }
 
   private static final class Isolated extends Phase {
-    final Window window;
-
     Isolated(long id, long since, Window window) {
-      super(id, State.ISOLATED, since);
-      this.window = window;
-    }
-
-    @Override
-    Window window() {
-      return window;
+      super(id, State.ISOLATED, since, window);
     }
   }
 
