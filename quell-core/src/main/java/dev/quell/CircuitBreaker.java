@@ -96,6 +96,12 @@ public final class CircuitBreaker {
 
   /** The window is kept as this many buckets, each a tenth of it. */
   static final int BUCKETS = 10;
+  /**
+   * The narrowest bucket (a tenth of the window) in which a success may be placed by the watchdog's
+   * last clock sighting rather than a reading: a sighting is at most about 100 ms old, a tenth of
+   * this, so a success lands at worst in the bucket before its own, still inside the window.
+   */
+  static final long COARSE_BUCKET_NANOS = 1_000_000_000L;
   /** The share of attempts admitted the moment the breaker closes after an outage. */
   static final double RAMP_START = 0.1;
 
@@ -129,6 +135,8 @@ public final class CircuitBreaker {
   private final long bucketNanos;
   private final int consecutiveLimit;
   private final long slowNanos; // Long.MAX_VALUE: slow-call detection off
+  /** Whether a steady closed breaker may admit and count a success by a coarse clock (see {@link Gate#coarseTime}). */
+  private final boolean coarse;
   private final double slowRate;
   private final int probes;
   private final int probeSuccesses;
@@ -156,6 +164,7 @@ public final class CircuitBreaker {
     this.baseBreakNanos = nanos(config.breakDuration);
     this.maxBreakNanos = nanos(config.maxBreakDuration);
     this.rampNanos = nanos(config.ramp);
+    this.coarse = time == SystemTime.INSTANCE && slowNanos == Long.MAX_VALUE && bucketNanos >= COARSE_BUCKET_NANOS;
     long now = time.nanoTime();
     this.phase = new Closed(1, now, 0, false, new Window(now, bucketNanos));
   }
@@ -329,15 +338,17 @@ public final class CircuitBreaker {
     @Override
     boolean tryAdmit(AttemptRecord attempt, int index, long now) {
       Phase ph = phase;
-      if (ph.state == State.CLOSED) {
-        Closed c = (Closed) ph;
-        if (!c.ramping || rampAdmits(c, now)) {
-          mark(attempt, index, c.id << 1);
-          return true;
-        }
-        return refuse(attempt, -1);
+      if (ph.state == State.CLOSED && !((Closed) ph).ramping) {
+        mark(attempt, index, ph.id << 1); // closed and steady: the time plays no part
+        return true;
       }
-      return admitUnlessClosed(attempt, index, now, ph);
+      // a ramp, a break or a probe is judged on an exact reading even when handed a coarse one
+      return admitUnlessClosed(attempt, index, coarse ? time.nanoTime() : now, ph);
+    }
+
+    @Override
+    boolean coarseTime() {
+      return coarse;
     }
 
     @Override
@@ -366,7 +377,7 @@ public final class CircuitBreaker {
       if ((mark & 1) == 0) {
         closedOutcome((Closed) ph, attempt, how, now);
       } else {
-        probeOutcome((HalfOpen) ph, attempt, how, now);
+        probeOutcome((HalfOpen) ph, attempt, how, coarse ? time.nanoTime() : now); // starts a phase: exact
       }
     }
   }

@@ -237,6 +237,11 @@ final class ConcurrencyLimiter extends Limiter {
     }
 
     @Override
+    boolean coarseTime() {
+      return true; // it never looks at the time
+    }
+
+    @Override
     void release(AttemptRecord attempt, int index, int how, long now) {
       Runnable granted = releasePermit();
       if (granted != null) {

@@ -70,6 +70,18 @@ abstract class Gate {
     return true;
   }
 
+  /**
+   * Whether this gate decides alike when {@code now} is the watchdog's last sighting of the real
+   * clock ({@link Watchdog#sighting()}: never later than a reading, up to about 100 ms earlier)
+   * instead of a reading — for admitting a first attempt and releasing it as {@link #SUCCEEDED}.
+   * When every gate of a policy says so, the synchronous fast path reads no clock on success. A gate
+   * that says so and needs exact time for a rarer decision (an open breaker's break, a probe) reads
+   * its own clock for it.
+   */
+  boolean coarseTime() {
+    return false;
+  }
+
   /** The longest an attempt refused by this gate may wait for a permit; 0 when it never waits. */
   long maxWaitNanos() {
     return 0;

@@ -101,6 +101,12 @@ public final class Resilience {
   final boolean timedFastPath;
   /** Whether the timed fast path must read the clock when an attempt ends (latency measured, or a gate needs it). */
   final boolean fastEndTime;
+  /**
+   * Whether the timed fast path may admit and release a successful first attempt at the watchdog's
+   * last clock sighting instead of a reading: every gate says a coarse time decides alike
+   * ({@link Gate#coarseTime}), and nothing measures the attempt.
+   */
+  final boolean fastCoarseTime;
   /** As the plainest fast path, with a hedge the watchdog times (fixed, or by maxExtraLoad): the hedged fast path applies. */
   final boolean hedgedFastPath;
   /** The gates every attempt passes, in order (breaker, limiters, budget); the core adds draining and the deadline. */
@@ -201,6 +207,7 @@ public final class Resilience {
       latencies.cacheQuantile(hedge.quantile());
     }
     this.fastEndTime = latencies != null || needsEndTime(gates);
+    this.fastCoarseTime = !fastEndTime && measuredTiming == null && coarseTime(gates, budgetIndex);
   }
 
   /**
@@ -242,6 +249,16 @@ public final class Resilience {
       }
     }
     return false;
+  }
+
+  /** True when every gate but the budget's (which first attempts skip) decides alike on a coarse time. */
+  private static boolean coarseTime(Gate[] gates, int budgetIndex) {
+    for (int i = 0; i < gates.length; i++) {
+      if (i != budgetIndex && !gates[i].coarseTime()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean noWaits(Gate[] gates) {
@@ -347,6 +364,7 @@ public final class Resilience {
     this.latencies = base.latencies;
     this.minSamples = base.minSamples;
     this.fastEndTime = base.fastEndTime;
+    this.fastCoarseTime = base.fastCoarseTime;
     boolean fastEligible = eventListeners.isEmpty() && observers.length == 0 && timeSource == SystemTime.INSTANCE
         && !(liveBudget instanceof ConcurrentAllowance);
     // (a measured hedge's histogram stays: the timed fast path feeds it, the plainest would not)

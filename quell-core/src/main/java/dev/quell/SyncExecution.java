@@ -198,13 +198,17 @@ final class SyncExecution implements Call.Driver {
   /**
    * The first attempt of a call whose gates (breaker, limiters) or measured timing need the clock,
    * when nothing listens: the same gates asked in the same order, the same attempt ceiling, one
-   * clock read (two when latency is measured or a gate needs the end time) and no allocation; only an attempt that does not come back OK sets up the call,
+   * clock read (two when latency is measured or a gate needs the end time; none when every gate
+   * takes the watchdog's coarse time, {@link Resilience#fastCoarseTime}) and no allocation; only an attempt that does not come back OK sets up the call,
    * with the verdict reached and the permits held. A gate's refusal is handed to the core, which
    * ends the call as it ends any refused first attempt. (Gates that can make an attempt wait are
    * left to the core.)
    */
   private <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
-    long start = System.nanoTime();
+    // when every gate decides alike on the watchdog's last sighting of the clock (a steady closed
+    // breaker with a window of seconds, a concurrency limit), a success reads no clock at all
+    boolean coarse = policy.fastCoarseTime;
+    long start = coarse ? Watchdog.INSTANCE.sighting() : System.nanoTime();
     long timeout = Math.min(policy.attemptCeilingNanos(start), policy.deadlineNanos);
     AttemptRecord r = scratch.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, policy.markSlots);
     r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
@@ -215,6 +219,9 @@ final class SyncExecution implements Call.Driver {
         if (!gates[i].tryAdmit(r, i, start)) {
           // refused: give back what the earlier gates admitted, and let the core end the call
           // exactly as it ends one whose first attempt it refused itself
+          if (coarse) {
+            start = System.nanoTime(); // the call's own start is exact
+          }
           releaseFast(policy, r, admitted, Gate.NOT_STARTED, start);
           reset();
           Call call = this.call.init(policy, start, null, this);
@@ -236,7 +243,7 @@ final class SyncExecution implements Call.Driver {
     boolean timedOut = slot.disarm() && failure != null;
     // the end time, when a success needs one (a latency, a slow-call threshold); otherwise the
     // gates are released at the start time and the call reads the clock once
-    long end = policy.fastEndTime ? System.nanoTime() : start;
+    long end = policy.fastEndTime ? System.nanoTime() : coarse ? Watchdog.INSTANCE.sighting() : start;
     Verdict verdict = null;
     if (failure == null && !timedOut) {
       verdict = Call.classify(policy.classifier(), result, null);
@@ -247,6 +254,9 @@ final class SyncExecution implements Call.Driver {
         policy.recordLatency(end - start, end);
         return result;
       }
+    }
+    if (coarse) {
+      start = slot.startEstimate(System.nanoTime()); // as the plainest path: the watchdog's first sighting of it
     }
     reset();
     this.callable = callable;

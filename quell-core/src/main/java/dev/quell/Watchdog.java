@@ -66,6 +66,12 @@ final class Watchdog {
   private volatile long cutOffAt;
   /** When the last pass found an armed attempt. Watchdog thread only. */
   private long lastArmedAt;
+  /**
+   * The clock (System.nanoTime) as the latest pass read it: a reading no later than now, and at most
+   * about {@link #IDLE_PARK_NANOS} earlier ({@link #TICK_NANOS} while attempts are being timed),
+   * unless the watchdog thread itself is starved of CPU. See {@link #sighting()}.
+   */
+  private volatile long sighting = System.nanoTime();
 
   /** The one watchdog is {@link #INSTANCE}; tests make their own to drive {@link #scan} by hand. */
   Watchdog() {}
@@ -169,6 +175,7 @@ final class Watchdog {
   Slot newSlot() {
     Slot slot = new Slot(Thread.currentThread());
     incoming.add(slot);
+    sighting = System.nanoTime(); // the watchdog may have parked for good with no slot to watch
     Thread t = thread;
     if (t == null) {
       synchronized (this) {
@@ -213,6 +220,7 @@ final class Watchdog {
    * been armed for {@link #IDLE_AFTER_NANOS}. Watchdog thread only.
    */
   long scan(List<Slot> active, long now) {
+    sighting = now;
     boolean anyArmed = false;
     boolean cut = cutting && now - cutOffAt >= 0;
     for (int i = active.size() - 1; i >= 0; i--) {
@@ -264,6 +272,18 @@ final class Watchdog {
       return IDLE_PARK_NANOS;
     }
     return TICK_NANOS;
+  }
+
+  /**
+   * The last clock reading of this watchdog's passes: one volatile read where {@code
+   * System.nanoTime()} costs 25 ns or more on a virtualised clock. It is never later than the clock
+   * and at most about {@link #IDLE_PARK_NANOS} (100 ms) earlier — {@link #TICK_NANOS} (2 ms) while
+   * attempts are being timed — for as long as any thread that ever armed a slot is alive, and is
+   * fresh when a thread takes its first slot. Only for decisions that a reading this coarse cannot
+   * change: which bucket of a breaker's window of ten seconds or more a success lands in.
+   */
+  long sighting() {
+    return sighting;
   }
 
   /** True while the watchdog has stopped ticking for lack of armed attempts. For tests and diagnostics. */

@@ -50,6 +50,17 @@ class WatchdogScanTest {
   }
 
   @Test
+  void eachPassLeavesItsReadingAsTheSightingWhetherOrNotAnythingIsArmed() {
+    watchdog.scan(active, T0);
+    assertThat(watchdog.sighting()).as("nothing armed").isEqualTo(T0);
+    slotOf(unstarted()).arm(10 * MS);
+    watchdog.scan(active, T0 + 2 * MS);
+    assertThat(watchdog.sighting()).as("an attempt armed").isEqualTo(T0 + 2 * MS);
+    watchdog.scan(active, Long.MIN_VALUE + 5);
+    assertThat(watchdog.sighting()).as("only differences of readings mean anything").isEqualTo(Long.MIN_VALUE + 5);
+  }
+
+  @Test
   void aTimeoutOfZeroStillWaitsForTheSecondPass() {
     // the first pass only sights: an attempt is never cut off by the pass that first sees it
     Thread owner = unstarted();

@@ -89,7 +89,8 @@ class TimedFastPathTest {
 
   @Test
   void withOnlyABreakerAndABulkheadSuccessesAreCountedAndEveryPermitComesBack() throws Exception {
-    // neither needs an attempt's end time: the path reads the clock once and releases at the start
+    // neither needs an attempt's end time, and both decide alike on the watchdog's coarse time:
+    // the path reads no clock on success, and each success still lands in the breaker's window
     CircuitBreaker counted = CircuitBreaker.of("counted", CircuitBreaker.Config.DEFAULT);
     Limiter two = Limiter.concurrency(2);
     Resilience p = Resilience.DEFAULT.withBreaker(counted).withLimiter(two);
@@ -100,6 +101,27 @@ class TimedFastPathTest {
     assertThat(counted.metrics().failedCalls()).isZero();
     assertThat(counted.metrics().slowCalls()).isZero();
     assertThat(two.inFlight()).isZero();
+  }
+
+  @Test
+  void onlyGatesThatDecideAlikeOnACoarseTimeLetTheTimedPathSkipTheClock() {
+    Resilience base = Resilience.DEFAULT;
+    assertThat(base.withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.concurrency(2)).fastCoarseTime)
+        .as("a steady breaker with a window of seconds, and a bulkhead").isTrue();
+    assertThat(base.withLimiter(Limiter.concurrency(2)).withBudget(RetryBudget.NONE).fastCoarseTime)
+        .as("a bulkhead alone, no budget").isTrue();
+    assertThat(base.withBreaker(CircuitBreaker.Config.DEFAULT.withWindow(Duration.ofSeconds(5))).fastCoarseTime)
+        .as("buckets of half a second").isFalse();
+    assertThat(base.withBreaker(CircuitBreaker.Config.DEFAULT.withSlowCalls(Duration.ofSeconds(1), 0.5))
+        .fastCoarseTime).as("a slow-call threshold").isFalse();
+    assertThat(base.withLimiter(Limiter.concurrency(2)).withLimiter(Limiter.rate(100, 10)).fastCoarseTime)
+        .as("a rate limiter refills by the clock").isFalse();
+    assertThat(base.withLimiter(Limiter.adaptive()).fastCoarseTime).as("an adaptive limit measures round trips")
+        .isFalse();
+    assertThat(base.withLimiter(Limiter.concurrency(2))
+        .withMeasuredTiming(MeasuredTiming.multipleOfP95(3)).fastCoarseTime).as("measured timing").isFalse();
+    assertThat(base.withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.concurrency(2))
+        .once().fastCoarseTime).as("once() asks the same gates").isTrue();
   }
 
   @Test
