@@ -103,6 +103,15 @@ public class PipelineBenchmark {
     /** Resilience4j's bare retry with its defaults (3 attempts), the baseline of the issue. */
     final Retry resilience4jRetry = Retry.ofDefaults("bare");
 
+    /** Resilience4j with the same three as {@link #quellBreakerAndLimit}: its default retry, breaker and bulkhead. */
+    final Retry resilience4jGuardedRetry = Retry.ofDefaults("guarded");
+    final io.github.resilience4j.circuitbreaker.CircuitBreaker resilience4jBreaker =
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("guarded");
+    final Bulkhead resilience4jBulkhead = Bulkhead.of("guarded", BulkheadConfig.custom()
+        .maxConcurrentCalls(BULKHEAD)
+        .maxWaitDuration(Duration.ZERO)
+        .build());
+
     // ---- item 2: the whole pipeline, success path
 
     final Resilience quellPipeline = quellPipeline(Resilience.DEFAULT);
@@ -200,10 +209,17 @@ public class PipelineBenchmark {
   public static class Decorated {
     Callable<String> success;
     Callable<String> failOnce;
+    /** Retry, breaker and bulkhead around the success, like {@code quellBreakerAndLimit}. */
+    Callable<String> guardedSuccess;
 
     /** Decorates this thread's work. */
     @Setup(Level.Trial)
     public void setUp(Policies policies, Work work) {
+      guardedSuccess = Decorators.ofCallable(work.success)
+          .withBulkhead(policies.resilience4jBulkhead)
+          .withCircuitBreaker(policies.resilience4jBreaker)
+          .withRetry(policies.resilience4jGuardedRetry)
+          .decorate();
       success = policies.resilience4jPipeline.decorate(work.success).decorate();
       failOnce = policies.resilience4jPipelineFailOnce.decorate(work.failOnce).decorate();
     }
@@ -232,6 +248,12 @@ public class PipelineBenchmark {
   @Benchmark
   public String successResilience4jRetry(Policies policies, Work work, CpuClock cpu) throws Exception {
     return policies.resilience4jRetry.executeCallable(work.success);
+  }
+
+  /** Like for like: Resilience4j's default retry, breaker and a bulkhead, decorated once. */
+  @Benchmark
+  public String successResilience4jRetryBreakerAndBulkhead(Decorated decorated, CpuClock cpu) throws Exception {
+    return decorated.guardedSuccess.call();
   }
 
   // ------------------------------------------------------------------ item 2: the pipeline, success

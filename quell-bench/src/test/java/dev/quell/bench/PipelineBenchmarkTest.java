@@ -37,6 +37,7 @@ class PipelineBenchmarkTest {
       assertThat(benchmark.successQuellDefault(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.successQuellBreakerAndLimit(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.successResilience4jRetry(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.successResilience4jRetryBreakerAndBulkhead(decorated, cpu)).isEqualTo("ok");
       assertThat(benchmark.pipelineSuccessQuell(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.pipelineSuccessResilience4j(decorated, cpu)).isEqualTo("ok");
       assertThat(benchmark.pipelineSuccessResilience4jDecoratedPerCall(policies, work, cpu)).isEqualTo("ok");
@@ -60,12 +61,17 @@ class PipelineBenchmarkTest {
   void everySuccessPassesEveryGateAndGivesItsPermitsBack() throws Exception {
     for (int i = 0; i < 1_000; i++) {
       benchmark.successQuellBreakerAndLimit(policies, work, cpu);
+      benchmark.successResilience4jRetryBreakerAndBulkhead(decorated, cpu);
       benchmark.pipelineSuccessQuell(policies, work, cpu);
       benchmark.pipelineSuccessResilience4j(decorated, cpu);
       benchmark.pipelineSuccessFailsafe(policies, work, cpu);
     }
     assertThat(policies.quellBreakerAndLimit.breaker().orElseThrow().metrics().calls()).isEqualTo(1_000);
     assertThat(policies.quellBreakerAndLimit.limiters().get(0).inFlight()).isZero();
+    assertThat(policies.resilience4jBreaker.getMetrics().getNumberOfSuccessfulCalls())
+        .as("Resilience4j's default count window holds the last 100").isEqualTo(100);
+    assertThat(policies.resilience4jBulkhead.getMetrics().getAvailableConcurrentCalls())
+        .isEqualTo(PipelineBenchmark.BULKHEAD);
     assertThat(policies.quellPipeline.breaker().orElseThrow().metrics().calls()).isEqualTo(1_000);
     assertThat(policies.quellPipeline.limiters()).allSatisfy(l -> assertThat(l.inFlight()).isZero());
     assertThat(policies.resilience4jPipeline.breaker.getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1_000);
