@@ -104,6 +104,52 @@ class TimedFastPathTest {
   }
 
   @Test
+  @Timeout(120)
+  void manyThreadsOnTheCoarsePathAreEachCountedOnceAndHoldNoPermitAfterwards() throws Exception {
+    int threads = 8;
+    int calls = 20_000;
+    CircuitBreaker shared = CircuitBreaker.of("shared", CircuitBreaker.Config.DEFAULT);
+    Limiter room = Limiter.concurrency(threads);
+    Resilience p = Resilience.DEFAULT.withBreaker(shared).withLimiter(room);
+    assertThat(p.fastCoarseTime).isTrue();
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger mostInside = new AtomicInteger();
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      java.util.List<Future<Integer>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(pool.submit(() -> {
+          go.await();
+          int ok = 0;
+          for (int i = 0; i < calls; i++) {
+            String v = p.execute(() -> {
+              mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+              inside.decrementAndGet();
+              return "ok";
+            });
+            ok += "ok".equals(v) ? 1 : 0;
+          }
+          return ok;
+        }));
+      }
+      go.countDown();
+      int total = 0;
+      for (Future<Integer> f : done) {
+        total += f.get(100, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(threads * calls);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(shared.metrics().calls()).as("every success in the window, once").isEqualTo((long) threads * calls);
+    assertThat(shared.metrics().failedCalls()).isZero();
+    assertThat(shared.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    assertThat(room.inFlight()).isZero();
+    assertThat(mostInside.get()).isBetween(1, threads);
+  }
+
+  @Test
   void onlyGatesThatDecideAlikeOnACoarseTimeLetTheTimedPathSkipTheClock() {
     Resilience base = Resilience.DEFAULT;
     assertThat(base.withBreaker(CircuitBreaker.Config.DEFAULT).withLimiter(Limiter.concurrency(2)).fastCoarseTime)
