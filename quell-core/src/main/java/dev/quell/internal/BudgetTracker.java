@@ -1,13 +1,8 @@
 package dev.quell.internal;
 
 import dev.quell.RetryBudget;
-import java.lang.ref.Reference;
-import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -50,18 +45,14 @@ public final class BudgetTracker<T> {
     void ownerGone(String policy);
   }
 
-  private static final Ref[] EMPTY_TABLE = new Ref[2];
-
-  private final ReferenceQueue<RetryBudget> queue = new ReferenceQueue<>();
-  /** Identity hash table of the watched budgets; copy-on-write, so readers take no lock. */
-  private volatile Ref[] table = EMPTY_TABLE;
-  /** Guarded by this. */
-  private final Map<List<String>, Group<T>> groups = new LinkedHashMap<>();
-  /** How many groups carry each non-empty policy tag; guarded by this. */
+  /** The budgets, grouped by (budget name, policy tag); each group carries this tracker's {@link Group}. */
+  private final WeakTracker<RetryBudget, Group<T>> budgets = new WeakTracker<>(0);
+  /** How many groups carry each non-empty policy tag; changed only in {@link #budgets}' callbacks, under its lock. */
   private final Map<String, Integer> groupsByOwner = new HashMap<>();
-  /** The groups, for gauge callbacks; copy-on-write. */
+  /** The groups, for gauge callbacks; copy-on-write in {@link #budgets}' callbacks. */
   private volatile List<Group<T>> snapshot = List.of();
-  private int watchedCount;
+  /** The adapter for the binding's events last seen: a binding passes the same ones every call. */
+  private volatile @Nullable Adapter adapter;
 
   /**
    * The {@code quell.policy} tag of a budget's series: the policy's name when the budget is that
@@ -74,19 +65,7 @@ public final class BudgetTracker<T> {
 
   /** True when {@code budget} is watched already. Lock-free and allocation-free: it runs on every call. */
   public boolean isWatched(RetryBudget budget) {
-    Ref[] t = table;
-    int mask = t.length - 1;
-    int i = spread(System.identityHashCode(budget)) & mask;
-    while (true) {
-      Ref ref = t[i];
-      if (ref == null) {
-        return false;
-      }
-      if (ref.get() == budget) {
-        return true;
-      }
-      i = (i + 1) & mask;
-    }
+    return budgets.isWatched(budget);
   }
 
   /**
@@ -107,51 +86,31 @@ public final class BudgetTracker<T> {
    * {@link RetryBudget#NONE} or {@link RetryBudget#AUTOMATIC} (a marker, not a budget). Drains what
    * the GC reported first. Returns true when the budget was not watched before.
    */
-  public synchronized boolean watch(RetryBudget budget, String policyTag, Events<T> events) {
-    drainQueued(events);
-    if (budget.isUnbounded() || budget == RetryBudget.AUTOMATIC || isWatched(budget)) {
+  public boolean watch(RetryBudget budget, String policyTag, Events<T> events) {
+    Adapter a = adapter(events);
+    if (budget.isUnbounded() || budget == RetryBudget.AUTOMATIC) {
+      budgets.drain(a);
       return false;
     }
-    List<String> key = List.of(budget.name(), policyTag);
-    Group<T> group = groups.get(key);
-    if (group == null) {
-      group = new Group<>(budget.name(), policyTag);
-      group.data = events.groupAdded(group);
-      groups.put(key, group);
-      if (!policyTag.isEmpty()) {
-        groupsByOwner.merge(policyTag, 1, Integer::sum);
-      }
-      snapshot = List.copyOf(groups.values());
-    }
-    group.add(new Ref(budget, queue, group));
-    watchedCount++;
-    rebuild();
-    return true;
+    return budgets.watch(budget, budget.name(), policyTag, a);
   }
 
   /** Forgets collected budgets if the GC has reported any; returns how many. A single field read when it has not. */
   public int drainIfNeeded(Events<T> events) {
-    Reference<? extends RetryBudget> ref = queue.poll();
-    if (ref == null) {
-      return 0;
-    }
-    synchronized (this) {
-      drop((Ref) ref, events);
-      return 1 + drainQueued(events);
-    }
+    return budgets.drainIfNeeded(adapter(events));
   }
 
   /**
    * Forgets every budget the GC has collected and reported so far; returns how many budget references
    * were dropped. Normally this happens by itself; tests call it to be exact.
    */
-  public synchronized int drain(Events<T> events) {
-    return drainQueued(events);
+  public int drain(Events<T> events) {
+    return budgets.drain(adapter(events));
   }
 
   /** Budgets watched, collected ones not yet drained included. */
-  public synchronized int watchedBudgets() {
-    return watchedCount;
+  public int watchedBudgets() {
+    return budgets.watched();
   }
 
   /** The groups reported now, in the order they were first reported. Lock-free: for gauge callbacks. */
@@ -160,84 +119,52 @@ public final class BudgetTracker<T> {
   }
 
   /** For tests: clears and queues the references to {@code budget}, as the GC does once it is unreachable. */
-  public synchronized void simulateCollected(RetryBudget budget) {
-    for (Ref ref : table) {
-      if (ref != null && ref.get() == budget) {
-        ref.enqueue();
+  public void simulateCollected(RetryBudget budget) {
+    budgets.simulateCollected(budget);
+  }
+
+  private Adapter adapter(Events<T> events) {
+    Adapter a = adapter;
+    if (a == null || a.events != events) {
+      a = new Adapter(events); // (only when the binding changes; a race makes one more, harmlessly)
+      adapter = a;
+    }
+    return a;
+  }
+
+  /** The binding's events, told in budget terms; runs under {@link #budgets}' lock. */
+  private final class Adapter implements WeakTracker.Events<RetryBudget, Group<T>> {
+    final Events<T> events;
+
+    Adapter(Events<T> events) {
+      this.events = events;
+    }
+
+    @Override
+    public Group<T> groupAdded(WeakTracker.Group<RetryBudget, Group<T>> members) {
+      Group<T> group = new Group<>(members);
+      group.data = events.groupAdded(group); // if this throws, the budget is not watched
+      if (!group.policyTag().isEmpty()) {
+        groupsByOwner.merge(group.policyTag(), 1, Integer::sum);
       }
+      List<Group<T>> next = new ArrayList<>(snapshot);
+      next.add(group);
+      snapshot = List.copyOf(next);
+      return group;
     }
-  }
 
-  private int drainQueued(Events<T> events) {
-    int dropped = 0;
-    Reference<? extends RetryBudget> ref;
-    while ((ref = queue.poll()) != null) {
-      drop((Ref) ref, events);
-      dropped++;
-    }
-    return dropped;
-  }
-
-  @SuppressWarnings("unchecked")
-  private void drop(Ref ref, Events<T> events) {
-    Group<T> group = (Group<T>) ref.group;
-    if (!group.remove(ref)) {
-      return;
-    }
-    watchedCount--;
-    if (group.isEmpty()) {
-      groups.remove(List.of(group.budgetName, group.policyTag));
-      snapshot = List.copyOf(groups.values());
+    @Override
+    public void groupGone(WeakTracker.Group<RetryBudget, Group<T>> members) {
+      Group<T> group = members.data();
+      List<Group<T>> next = new ArrayList<>(snapshot);
+      next.remove(group);
+      snapshot = List.copyOf(next);
       events.groupGone(group);
-      String owner = group.policyTag;
+      String owner = group.policyTag();
       if (!owner.isEmpty() && groupsByOwner.merge(owner, -1, Integer::sum) == 0) {
         groupsByOwner.remove(owner);
         events.ownerGone(owner);
       }
-    }
-    rebuild();
-  }
-
-  /** Rebuilds the identity table from the groups' live references. */
-  private void rebuild() {
-    List<Ref> live = new ArrayList<>();
-    for (Group<T> group : groups.values()) {
-      for (Ref ref : group.members) {
-        if (ref.get() != null) {
-          live.add(ref);
-        }
-      }
-    }
-    int size = 2;
-    while (size < live.size() * 2 + 2) {
-      size <<= 1;
-    }
-    Ref[] t = new Ref[size];
-    for (Ref ref : live) {
-      RetryBudget budget = ref.get();
-      if (budget == null) {
-        continue;
-      }
-      int i = spread(System.identityHashCode(budget)) & (size - 1);
-      while (t[i] != null) {
-        i = (i + 1) & (size - 1);
-      }
-      t[i] = ref;
-    }
-    table = t;
-  }
-
-  private static int spread(int h) {
-    return (h ^ (h >>> 16)) * 0x9E3779B9;
-  }
-
-  /** A weak reference to a watched budget that knows its group. */
-  private static final class Ref extends WeakReference<RetryBudget> {
-    final Group<?> group;
-
-    Ref(RetryBudget budget, ReferenceQueue<RetryBudget> queue, Group<?> group) {
-      super(budget, queue);
-      this.group = group;
     }
   }
 
@@ -249,52 +176,36 @@ public final class BudgetTracker<T> {
    * @param <T> what the binding keeps with the group
    */
   public static final class Group<T> {
-    private final String budgetName;
-    private final String policyTag;
+    private final WeakTracker.Group<RetryBudget, ?> members;
     /** Set once under the tracker's lock, before the group is published in a snapshot. */
     private @Nullable T data;
-    /** Copy-on-write under the tracker's lock; read lock-free by gauge callbacks. */
-    private volatile Ref[] members = new Ref[0];
 
-    Group(String budgetName, String policyTag) {
-      this.budgetName = budgetName;
-      this.policyTag = policyTag;
+    Group(WeakTracker.Group<RetryBudget, ?> members) {
+      this.members = members;
     }
 
     /** The budgets' name: the {@code quell.budget} tag. */
     public String budgetName() {
-      return budgetName;
+      return members.name();
     }
 
     /** The {@code quell.policy} tag: the owning policy's name, or empty. */
     public String policyTag() {
-      return policyTag;
+      return members.policyTag();
     }
 
     /** What {@link Events#groupAdded} returned for this group. */
     public T data() {
       T d = data;
       if (d == null) {
-        throw new IllegalStateException("group " + budgetName + "/" + policyTag + " has no data yet");
+        throw new IllegalStateException("group " + budgetName() + "/" + policyTag() + " has no data yet");
       }
       return d;
     }
 
     /** The most spent live budget of the group, or null when all were collected. */
     public @Nullable RetryBudget mostSpent() {
-      RetryBudget chosen = null;
-      double highest = -1;
-      for (Ref ref : members) {
-        RetryBudget budget = ref.get();
-        if (budget != null) {
-          double u = budget.utilization();
-          if (u > highest) {
-            highest = u;
-            chosen = budget;
-          }
-        }
-      }
-      return chosen;
+      return members.highest(RetryBudget::utilization);
     }
 
     /** The most spent budget's utilization, NaN when all were collected. */
@@ -309,34 +220,9 @@ public final class BudgetTracker<T> {
       return budget == null ? Double.NaN : budget.tokens();
     }
 
-    void add(Ref ref) {
-      Ref[] old = members;
-      Ref[] next = Arrays.copyOf(old, old.length + 1);
-      next[old.length] = ref;
-      members = next;
-    }
-
-    boolean remove(Ref ref) {
-      Ref[] old = members;
-      for (int i = 0; i < old.length; i++) {
-        if (old[i] == ref) {
-          Ref[] next = new Ref[old.length - 1];
-          System.arraycopy(old, 0, next, 0, i);
-          System.arraycopy(old, i + 1, next, i, old.length - i - 1);
-          members = next;
-          return true;
-        }
-      }
-      return false;
-    }
-
-    boolean isEmpty() {
-      return members.length == 0;
-    }
-
     @Override
     public String toString() {
-      return "BudgetTracker.Group[" + budgetName + ", " + policyTag + ", " + members.length + " budgets]";
+      return "BudgetTracker.Group[" + budgetName() + ", " + policyTag() + ", " + members.size() + " budgets]";
     }
   }
 }

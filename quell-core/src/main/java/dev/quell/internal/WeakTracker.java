@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -276,6 +277,27 @@ public final class WeakTracker<M, T> {
         }
       }
       return null;
+    }
+
+    /**
+     * The live member with the highest {@code measure} (the oldest of equals; a NaN never wins), or
+     * null when all were collected. Lock-free: for gauge callbacks.
+     */
+    @SuppressWarnings("unchecked")
+    public @Nullable M highest(ToDoubleFunction<? super M> measure) {
+      M chosen = null;
+      double highest = Double.NEGATIVE_INFINITY;
+      for (Ref<?> ref : members) {
+        Object object = ref.get();
+        if (object != null) {
+          double m = measure.applyAsDouble((M) object);
+          if (chosen == null ? m == m : m > highest) { // (m == m: not NaN)
+            highest = m;
+            chosen = (M) object;
+          }
+        }
+      }
+      return chosen;
     }
 
     /**
