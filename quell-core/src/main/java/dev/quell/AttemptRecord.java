@@ -167,7 +167,9 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
   AttemptRecord reset(int number, int kind, Criticality criticality, long now, int gates) {
     this.number = number;
     this.kind = kind;
-    this.criticality = criticality;
+    if (this.criticality != criticality) {
+      this.criticality = criticality; // (a reference store pays the collector's write barrier: skip it when unchanged)
+    }
     this.state = NEW;
     this.admittedNanos = now;
     this.startNanos = now;
@@ -182,8 +184,12 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
     this.retryAfterNanos = -1;
     this.waitNanos = 0;
     this.breakerTransition = -1;
-    this.handle = null;
-    this.target = null;
+    if (handle != null) {
+      this.handle = null;
+    }
+    if (target != null) {
+      this.target = null;
+    }
     // the volatile fields are written only when they differ: a volatile write is a full fence
     // (six of them were a quarter of a gated call's time), and a record a fast path used for an
     // attempt that answered at once still holds every one of these values
