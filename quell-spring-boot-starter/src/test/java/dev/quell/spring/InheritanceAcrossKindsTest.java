@@ -76,6 +76,37 @@ class InheritanceAcrossKindsTest {
   }
 
   @Test
+  void aFeatureTurnedOffByDefaultIsOnForAPolicyThatConfiguresIt() {
+    Resilience p = policy("quell.defaults.breaker.enabled=false", "quell.defaults.concurrency-limit.enabled=false",
+        "quell.defaults.hedge.enabled=false", "quell.defaults.measured-timing.enabled=false",
+        "quell.defaults.rate-limit.enabled=false", "quell.defaults.adaptive-limit.enabled=false",
+        "quell.policies.p.breaker.window=20s", "quell.policies.p.concurrency-limit.limit=7",
+        "quell.policies.p.hedge.delay=50ms", "quell.policies.p.measured-timing.multiple=3");
+    assertThat(p.breakerConfig()).hasValueSatisfying(c -> assertThat(c.window()).hasSeconds(20));
+    assertThat(p.limiters()).singleElement().satisfies(l -> assertThat(l.limit()).isEqualTo(7));
+    assertThat(p.hedge()).isPresent();
+    assertThat(p.timing()).isPresent();
+  }
+
+  @Test
+  void aFeatureTurnedOffByDefaultStaysOffForPoliciesThatOnlyInheritItsSettings() {
+    // the defaults' own settings do not turn their own "off" back on
+    Resilience p = policy("quell.defaults.breaker.enabled=false", "quell.defaults.breaker.window=20s",
+        "quell.defaults.concurrency-limit.enabled=false", "quell.defaults.concurrency-limit.limit=7",
+        "quell.policies.p.attempts=2");
+    assertThat(p.breakerConfig()).isEmpty();
+    assertThat(p.limiters()).isEmpty();
+  }
+
+  @Test
+  void aPolicysOwnEnabledFalseAlwaysWins() {
+    Resilience p = policy("quell.policies.p.breaker.enabled=false", "quell.policies.p.breaker.window=20s",
+        "quell.defaults.concurrency-limit.limit=7", "quell.policies.p.concurrency-limit.enabled=false");
+    assertThat(p.breakerConfig()).isEmpty();
+    assertThat(p.limiters()).isEmpty();
+  }
+
+  @Test
   void aClashWithinAPolicysOwnPropertiesIsStillReported() {
     runner.withPropertyValues("quell.policies.p.backoff.kind=none", "quell.policies.p.backoff.base=50ms")
         .run(context -> assertThat(context).hasFailed()

@@ -138,6 +138,21 @@ final class PolicyFactory {
       return drop && inherited(leaf) ? null : leaf;
     }
 
+    /**
+     * Whether a feature is on: its {@code enabled} when given, otherwise whether any of its settings
+     * is. An {@code enabled: false} inherited from quell.defaults gives way to settings of the feature
+     * that the policy gives itself: turning a feature off for every policy does not turn it off for
+     * one that configures it.
+     */
+    boolean on(@Nullable Leaf<Boolean> enabled, @Nullable Leaf<?>... settings) {
+      List<Leaf<?>> given = nonNull(settings);
+      boolean ownSettings = given.stream().anyMatch(l -> own != null && !inherited(l));
+      if (enabled != null && !(inherited(enabled) && !enabled.value() && ownSettings)) {
+        return enabled.value();
+      }
+      return !given.isEmpty();
+    }
+
     /** The path of a group of settings, for problems that concern it as a whole. */
     String group(String relative) {
       return (own != null ? ownPrefix : DEFAULTS) + relative;
@@ -403,9 +418,8 @@ final class PolicyFactory {
       Leaf<Duration> breakDuration = leaf(p -> p.getBreaker().getBreakDuration(), "breaker.break-duration");
       Leaf<Duration> maxBreak = leaf(p -> p.getBreaker().getMaxBreakDuration(), "breaker.max-break-duration");
       Leaf<Duration> ramp = leaf(p -> p.getBreaker().getRamp(), "breaker.ramp");
-      boolean any = !nonNull(failureRate, minimumCalls, window, consecutive, slowDuration, slowRate, probes,
-          probeSuccesses, breakDuration, maxBreak, ramp).isEmpty();
-      if (!(enabled != null ? enabled.value() : any)) {
+      if (!on(enabled, failureRate, minimumCalls, window, consecutive, slowDuration, slowRate, probes,
+          probeSuccesses, breakDuration, maxBreak, ramp)) {
         return new Object[] {false, null};
       }
       if ((slowDuration == null) != (slowRate == null)) {
@@ -471,7 +485,7 @@ final class PolicyFactory {
       Leaf<Double> perSecond = leaf(p -> p.getRateLimit().getPerSecond(), "rate-limit.per-second");
       Leaf<Integer> burst = leaf(p -> p.getRateLimit().getBurst(), "rate-limit.burst");
       Leaf<Duration> rateWait = leaf(p -> p.getRateLimit().getMaxWait(), "rate-limit.max-wait");
-      if (rateOn != null ? rateOn.value() : !nonNull(perSecond, burst, rateWait).isEmpty()) {
+      if (on(rateOn, perSecond, burst, rateWait)) {
         if (perSecond == null) {
           problems.note(group("rate-limit.per-second"), "must be set for a rate limit");
         } else {
@@ -492,7 +506,7 @@ final class PolicyFactory {
       Leaf<Boolean> concurrencyOn = leaf(p -> p.getConcurrencyLimit().getEnabled(), "concurrency-limit.enabled");
       Leaf<Integer> limit = leaf(p -> p.getConcurrencyLimit().getLimit(), "concurrency-limit.limit");
       Leaf<Duration> concurrencyWait = leaf(p -> p.getConcurrencyLimit().getMaxWait(), "concurrency-limit.max-wait");
-      if (concurrencyOn != null ? concurrencyOn.value() : !nonNull(limit, concurrencyWait).isEmpty()) {
+      if (on(concurrencyOn, limit, concurrencyWait)) {
         if (limit == null) {
           problems.note(group("concurrency-limit.limit"), "must be set for a concurrency limit");
         } else {
@@ -524,8 +538,7 @@ final class PolicyFactory {
       Leaf<Double> tolerance = leaf(p -> p.getAdaptiveLimit().getTolerance(), "adaptive-limit.tolerance");
       Leaf<Double> smoothing = leaf(p -> p.getAdaptiveLimit().getSmoothing(), "adaptive-limit.smoothing");
       Leaf<Integer> longWindow = leaf(p -> p.getAdaptiveLimit().getLongWindow(), "adaptive-limit.long-window");
-      boolean any = !nonNull(mode, initial, min, max, backoffRatio, tolerance, smoothing, longWindow).isEmpty();
-      if (!(enabled != null ? enabled.value() : any)) {
+      if (!on(enabled, mode, initial, min, max, backoffRatio, tolerance, smoothing, longWindow)) {
         return null;
       }
       Limiter.AdaptiveConfig config = mode != null && mode.value() == QuellProperties.AdaptiveMode.GRADIENT
@@ -577,8 +590,7 @@ final class PolicyFactory {
       Leaf<Integer> maxHedges = leaf(p -> p.getHedge().getMaxHedges(), "hedge.max-hedges");
       Leaf<Duration> floor = unless(ownDelay, leaf(p -> p.getHedge().getFloor(), "hedge.floor"));
       Leaf<Boolean> retries = leaf(p -> p.getHedge().getRetries(), "hedge.retries");
-      boolean any = !nonNull(delay, load, maxHedges, floor, retries).isEmpty();
-      if (!(enabled != null ? enabled.value() : any)) {
+      if (!on(enabled, delay, load, maxHedges, floor, retries)) {
         return new Object[] {false, null};
       }
       if (delay != null && load != null) {
@@ -616,8 +628,7 @@ final class PolicyFactory {
       Leaf<Duration> floor = leaf(p -> p.getMeasuredTiming().getFloor(), "measured-timing.floor");
       Leaf<Duration> window = leaf(p -> p.getMeasuredTiming().getWindow(), "measured-timing.window");
       Leaf<Integer> minSamples = leaf(p -> p.getMeasuredTiming().getMinSamples(), "measured-timing.min-samples");
-      boolean any = !nonNull(multiple, floor, window, minSamples).isEmpty();
-      if (!(enabled != null ? enabled.value() : any)) {
+      if (!on(enabled, multiple, floor, window, minSamples)) {
         return new Object[] {false, null};
       }
       if (multiple == null) {
