@@ -233,6 +233,18 @@ public class PipelineBenchmark {
     return System.nanoTime();
   }
 
+  /** An uncontended atomic add, the unit an exact bulkhead (two) and a counting breaker (one) pay per call. */
+  @State(Scope.Thread)
+  public static class Counter {
+    final java.util.concurrent.atomic.AtomicLong value = new java.util.concurrent.atomic.AtomicLong();
+  }
+
+  /** One uncontended atomic add. */
+  @Benchmark
+  public long atomicAdd(Counter counter, CpuClock cpu) {
+    return counter.value.incrementAndGet();
+  }
+
   // ------------------------------------------------------------------ item 1: breaker and limit on the success path
 
   @Benchmark

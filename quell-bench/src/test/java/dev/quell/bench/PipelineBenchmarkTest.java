@@ -43,6 +43,9 @@ class PipelineBenchmarkTest {
       assertThat(benchmark.pipelineSuccessResilience4jDecoratedPerCall(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.pipelineSuccessFailsafe(policies, work, cpu)).isEqualTo("ok");
     }
+    PipelineBenchmark.Counter counter = new PipelineBenchmark.Counter();
+    assertThat(benchmark.atomicAdd(counter, cpu)).isEqualTo(1);
+    assertThat(benchmark.atomicAdd(counter, cpu)).isEqualTo(2);
     long first = benchmark.clockRead(cpu);
     assertThat(benchmark.clockRead(cpu)).isGreaterThanOrEqualTo(first);
   }
