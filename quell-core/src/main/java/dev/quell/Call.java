@@ -153,7 +153,7 @@ class Call {
   private @Nullable Effect outHead;
   private @Nullable Effect outTail;
   private boolean delivering;
-  /** Set while a thread is inside {@link #deliver}: which one, for re-entrancy. */
+  /** Set while a thread is inside {@link #deliverClaimed}: which one, for re-entrancy. */
   private @Nullable Thread deliverer;
 
   Call() {}
@@ -252,6 +252,7 @@ class Call {
 
   /** Starts the call: emits the nested-retry event if asked, then admits the first attempt. */
   void start(boolean nestedInsideRetryingCall) {
+    Effect batch;
     synchronized (this) {
       long now = time.nanoTime();
       budget.callStarted();
@@ -260,8 +261,9 @@ class Call {
         event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
       }
       admit(AttemptRecord.FIRST, now);
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -269,12 +271,14 @@ class Call {
    * gates itself and gave back what the earlier ones admitted): the same refusal as the core's own.
    */
   void startRefused(StopReason reason, long retryAfterNanos) {
+    Effect batch;
     synchronized (this) {
       budget.callStarted();
       phase = RUNNING;
       refuse(reason, retryAfterNanos, time.nanoTime());
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -305,6 +309,7 @@ class Call {
    * Emits ATTEMPT_STARTED otherwise.
    */
   boolean begin(AttemptRecord attempt) {
+    Effect batch;
     synchronized (this) {
       if (attempt.state != AttemptRecord.PLANNED) {
         return false;
@@ -334,8 +339,9 @@ class Call {
         wakeFor = WAKE_HEDGE;
         outbox(FX_WAKE_RUNNING, null, hedgeDelayNanos, ++wakeToken);
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
     return true;
   }
 
@@ -344,6 +350,7 @@ class Call {
    * and the call decides as if it had failed to be sent.
    */
   void notStarted(AttemptRecord attempt, Throwable why) {
+    Effect batch;
     synchronized (this) {
       if (attempt.state == AttemptRecord.PLANNED) {
         long now = time.nanoTime();
@@ -358,8 +365,9 @@ class Call {
           stop(StopReason.PERMANENT, now, 0);
         }
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -367,12 +375,14 @@ class Call {
    * it run past the hedge delay): send it now, as the core's own hedge timer would.
    */
   void hedgeDue() {
+    Effect batch;
     synchronized (this) {
       if (phase == RUNNING && canHedge()) {
         sendHedge(time.nanoTime());
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /** A value nobody will see (an attempt that ended after the call did): hand it to the discard hook. */
@@ -380,12 +390,14 @@ class Call {
     if (value == null) {
       return;
     }
+    Effect batch;
     synchronized (this) {
       Effect e = nextEffect();
       e.kind = FX_DISCARD;
       e.value = value;
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   private boolean canHedge() {
@@ -413,10 +425,12 @@ class Call {
   /** As above, with the verdict already known (the fast path classified the result once). */
   void attemptEnded(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
       boolean cancelled, @Nullable Verdict known) {
+    Effect batch;
     synchronized (this) {
       endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   private void endedLocked(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure,
@@ -469,10 +483,12 @@ class Call {
 
   /** A wake-up the core asked for came due. Stale wake-ups (for a plan since replaced) are ignored. */
   void wake(int token) {
+    Effect batch;
     synchronized (this) {
       wakeLocked(token);
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   private void wakeLocked(int token) {
@@ -513,14 +529,16 @@ class Call {
 
   /** A gate handed a queued attempt its permit. */
   void granted(AttemptRecord attempt) {
+    Effect batch;
     synchronized (this) {
       if (phase == QUEUED && pending == attempt) {
         wakeToken++; // the wait timer is stale now
         continueAfterQueue(attempt, time.nanoTime());
       }
       // otherwise the call stopped while it waited, and stop() took the permit back
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -530,6 +548,7 @@ class Call {
    */
   boolean cancel() {
     boolean cancelled;
+    Effect batch;
     synchronized (this) {
       if (phase == DONE) {
         cancelled = false;
@@ -538,19 +557,22 @@ class Call {
         stop(StopReason.CANCELLED, now, 0);
         cancelled = true;
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
     return cancelled;
   }
 
   /** A drain's grace ran out: a call still waiting between attempts ends now, as DRAINING. */
   void graceEnded() {
+    Effect batch;
     synchronized (this) {
       if (phase == WAITING || phase == QUEUED) {
         stop(StopReason.DRAINING, time.nanoTime(), 0);
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /** True once the call has stopped. */
@@ -1026,30 +1048,41 @@ class Call {
   }
 
   /**
-   * Delivers the outbox outside the lock, in order. One thread at a time: a thread that finds
-   * another delivering leaves its entries to it. A listener or driver that feeds the call an input
-   * from inside delivery adds to the outbox and returns; this loop carries it out next. Entries are
-   * taken a batch at a time (one lock for everything queued) and go back to this thread's pool.
+   * Under the lock, as an input ends: the outbox, if this thread is to deliver it (none is
+   * delivering, and there is something to deliver); null otherwise. Taken in the input's own lock,
+   * so an input costs one round on the lock, not two.
    */
-  void deliver() {
-    Effect batch;
-    synchronized (this) {
-      if (delivering || outHead == null) {
-        return;
-      }
-      delivering = true;
-      deliverer = Thread.currentThread();
-      batch = outHead;
-      outHead = null;
-      outTail = null;
+  private @Nullable Effect claimOutbox() {
+    Effect batch = outHead;
+    if (delivering || batch == null) {
+      return null;
     }
+    delivering = true;
+    deliverer = Thread.currentThread();
+    outHead = null;
+    outTail = null;
+    return batch;
+  }
+
+  /**
+   * Delivers the outbox outside the lock, in order: the batch {@link #claimOutbox} handed this
+   * thread, then whatever was queued meanwhile. One thread at a time: a thread that finds another
+   * delivering leaves its entries to it. A listener or driver that feeds the call an input from
+   * inside delivery adds to the outbox and returns; this loop carries it out next. Entries are taken
+   * a batch at a time (one lock for everything queued) and go back to this thread's pool.
+   */
+  private void deliverClaimed(@Nullable Effect batch) {
+    if (batch == null) {
+      return;
+    }
+    Effect.Pool pool = Effect.POOL.get();
     while (true) {
       try {
         while (batch != null) {
           Effect e = batch;
           batch = e.next;
           perform(e);
-          e.release();
+          e.release(pool);
         }
       } catch (RuntimeException | Error t) {
         // a driver must not fail; if it does, stop delivering in a sane state and let it surface
@@ -1213,8 +1246,8 @@ class Call {
       return e;
     }
 
-    /** Clears this entry and gives it to this thread's pool. */
-    void release() {
+    /** Clears this entry and gives it to {@code pool}, the delivering thread's. */
+    void release(Pool pool) {
       next = null;
       record = null;
       verdict = null;
@@ -1222,7 +1255,6 @@ class Call {
       reason = null;
       value = null;
       type = null;
-      Pool pool = POOL.get();
       if (pool.size < pool.spare.length) {
         pool.spare[pool.size++] = this;
       }
