@@ -1,5 +1,7 @@
 package dev.quell;
 
+import dev.quell.internal.DirectStage;
+import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -124,8 +126,12 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting
     }
-    // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
-    stage.handle(attempt);
+    if (stage instanceof DirectStage) {
+      ((DirectStage) stage).whenDone(attempt); // tells the attempt itself: no dependent stage
+    } else {
+      // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
+      stage.handle(attempt);
+    }
   }
 
   @Override
@@ -233,7 +239,15 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     }
     Result<Outcome<T>> o = outcome;
     if (o != null) {
-      o.completeInternally(toOutcome());
+      Outcome<T> ended = toOutcome();
+      o.completeInternally(ended);
+      if (work instanceof OutcomeReceiver) {
+        try {
+          ((OutcomeReceiver) work).callEnded(ended, Math.max(0, finishedNanos - startNanos));
+        } catch (RuntimeException | Error ignored) {
+          // as a dependent stage's failure would be: the caller's future is complete, the call is over
+        }
+      }
       return;
     }
     Result<T> r = result;

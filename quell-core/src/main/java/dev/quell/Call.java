@@ -1351,6 +1351,6 @@ class Call {
       throw new IllegalStateException("call has not stopped");
     }
     return new Outcome<>(value, failure == null && lastHasValue, failure, reason, attempts,
-        Duration.ofNanos(Math.max(0, finishedNanos - startNanos)), retryAfter());
+        Math.max(0, finishedNanos - startNanos), retryAfter());
   }
 }
