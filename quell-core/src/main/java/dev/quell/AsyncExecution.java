@@ -56,6 +56,9 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   private volatile boolean callerCompleted;
   private volatile TimeSource.@Nullable Scheduled pauseTimer;
   private volatile int delivered;
+  /** The caller's thread and its ambient state: an attempt started on that thread needs no second lookup. */
+  private final Thread caller;
+  private final Ambient ambient;
 
   private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle) {
     this.work = work;
@@ -63,6 +66,8 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     this.realClock = clock == SystemTime.INSTANCE;
     this.retries = policy.attempts() > 1;
     Ambient ambient = Ambient.get();
+    this.ambient = ambient;
+    this.caller = Thread.currentThread();
     ResilienceContext context = ambient.context();
     this.result = outcomeStyle ? null : new Result<>(this);
     this.outcome = outcomeStyle ? new Result<>(this) : null;
@@ -107,7 +112,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       }
     }
     // the attempt's own end and the caller's label are what calls nested in it see, as in the sync driver
-    Ambient ambient = Ambient.get();
+    Ambient ambient = Thread.currentThread() == caller ? this.ambient : Ambient.get();
     Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time,
         publishedCriticality, retries);
     CompletableFuture<T> stage;
@@ -148,7 +153,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
 
   @Override
   public void wakeAfter(Call c, long delayNanos, int token) {
-    time.schedule(() -> onTimer(() -> wake(token)), delayNanos);
+    time.schedule(new Wake(this, token), delayNanos);
   }
 
   @Override
@@ -159,7 +164,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   @Override
   public void finish(Call c, long pauseNanos) {
     if (pauseNanos > 0) {
-      pauseTimer = time.schedule(() -> onTimer(this::complete), pauseNanos);
+      pauseTimer = time.schedule(new PauseOver(this), pauseNanos);
       if (callerCancelled) {
         cutPauseShort(); // cancelled while the pause was being armed
       }
@@ -170,12 +175,48 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     }
   }
 
-  /** Runs a timer's consequence off the shared timer thread on the real clock, inline otherwise. */
-  private void onTimer(Runnable task) {
-    if (realClock) {
-      OFF_TIMER.execute(task);
-    } else {
-      task.run();
+  /**
+   * A wake-up's timer task: one object, which on the real clock also carries the wake-up off the
+   * shared timer thread (on a virtual clock it runs inline).
+   */
+  private static final class Wake implements Runnable {
+    private final AsyncExecution<?> execution;
+    private final int token;
+    private boolean handedOff;
+
+    Wake(AsyncExecution<?> execution, int token) {
+      this.execution = execution;
+      this.token = token;
+    }
+
+    @Override
+    public void run() {
+      if (execution.realClock && !handedOff) {
+        handedOff = true;
+        OFF_TIMER.execute(this);
+      } else {
+        execution.wake(token);
+      }
+    }
+  }
+
+  /** The guarded pause's timer task, as {@link Wake}. */
+  private static final class PauseOver implements Runnable {
+    private final AsyncExecution<?> execution;
+    private boolean handedOff;
+
+    PauseOver(AsyncExecution<?> execution) {
+      this.execution = execution;
+    }
+
+    @Override
+    public void run() {
+      if (execution.realClock && !handedOff) {
+        handedOff = true;
+        OFF_TIMER.execute(this);
+      } else {
+        execution.complete();
+      }
     }
   }
 

@@ -1005,9 +1005,26 @@ class Call {
     e.token = token;
   }
 
+  /**
+   * This thread's pool of outbox entries. The last one looked up is kept with the call: a call's
+   * inputs and deliveries mostly come on one thread, and then one lookup serves them all. (Read
+   * outside the lock too: a pool's owner is final, so a racy read sees the right owner, and only the
+   * owner's thread uses it.)
+   */
+  private Effect.Pool pool() {
+    Effect.Pool p = lastPool;
+    if (p == null || p.owner != Thread.currentThread()) {
+      p = Effect.POOL.get();
+      lastPool = p;
+    }
+    return p;
+  }
+
+  private Effect.@Nullable Pool lastPool;
+
   /** A fresh entry at the tail of the outbox (under the lock). */
   private Effect nextEffect() {
-    Effect e = Effect.take();
+    Effect e = Effect.take(pool());
     Effect tail = outTail;
     if (tail == null) {
       outHead = e;
@@ -1075,7 +1092,7 @@ class Call {
     if (batch == null) {
       return;
     }
-    Effect.Pool pool = Effect.POOL.get();
+    Effect.Pool pool = pool();
     while (true) {
       try {
         while (batch != null) {
@@ -1216,6 +1233,8 @@ class Call {
     private static final class Pool {
       final Effect[] spare = new Effect[32];
       int size;
+      /** The thread whose pool it is. */
+      final Thread owner = Thread.currentThread();
     }
 
     @Nullable Effect next;
@@ -1233,9 +1252,8 @@ class Call {
     @Nullable StopReason reason;
     @Nullable Object value;
 
-    /** A cleared entry from this thread's pool, or a new one. */
-    static Effect take() {
-      Pool pool = POOL.get();
+    /** A cleared entry from {@code pool} (this thread's), or a new one. */
+    static Effect take(Pool pool) {
       int n = pool.size;
       if (n == 0) {
         return new Effect();
