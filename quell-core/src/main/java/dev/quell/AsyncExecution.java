@@ -264,7 +264,12 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   /** Completes the caller's future with the call's outcome, once. */
   @SuppressWarnings("unchecked")
   private void complete() {
-    if (!DELIVERED.compareAndSet(this, 0, 1)) {
+    if (onConfinedThread()) {
+      if (delivered != 0) {
+        return;
+      }
+      DELIVERED.set(this, 1); // nothing runs beside this thread: a plain write, not a CAS
+    } else if (!DELIVERED.compareAndSet(this, 0, 1)) {
       return;
     }
     finishedNanos = time.nanoTime();

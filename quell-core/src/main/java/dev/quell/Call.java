@@ -1,6 +1,7 @@
 package dev.quell;
 
 import dev.quell.internal.CallObserver;
+import dev.quell.internal.ConfinedTime;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -92,6 +93,12 @@ class Call {
 
   Resilience policy;
   TimeSource time;
+  /**
+   * The thread every input comes on when {@link #time} is confined to one ({@link ConfinedTime}):
+   * then the inputs that come on it most (start, begin, an attempt's end, a wake-up, and the
+   * delivery's hand-back) take no lock, since nothing can run beside them; null otherwise.
+   */
+  private @Nullable Thread confinedTo;
   RetryBudget budget;
   private Gate[] gates;
   /** Index of the budget's gate in {@link #gates}, or -1. */
@@ -163,6 +170,7 @@ class Call {
     this.initialised = true;
     this.policy = policy;
     this.time = policy.timeSource();
+    this.confinedTo = time instanceof ConfinedTime ? ((ConfinedTime) time).owner() : null;
     this.budget = policy.budget();
     this.gates = policy.gates;
     this.budgetGate = policy.budgetGateIndex;
@@ -230,6 +238,7 @@ class Call {
     initialised = false;
     policy = Resilience.NONE;
     time = SystemTime.INSTANCE;
+    confinedTo = null;
     budget = RetryBudget.NONE;
     gates = NO_GATES;
     listeners = List.of();
@@ -253,17 +262,30 @@ class Call {
   /** Starts the call: emits the nested-retry event if asked, then admits the first attempt. */
   void start(boolean nestedInsideRetryingCall) {
     Effect batch;
-    synchronized (this) {
-      long now = time.nanoTime();
-      budget.callStarted();
-      phase = RUNNING;
-      if (nestedInsideRetryingCall && policy.attempts() > 1) {
-        event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
+    if (confinedTo == Thread.currentThread()) {
+      batch = startLocked(nestedInsideRetryingCall);
+    } else {
+      synchronized (this) {
+        batch = startLocked(nestedInsideRetryingCall);
       }
-      admit(AttemptRecord.FIRST, now);
-      batch = claimOutbox();
     }
     deliverClaimed(batch);
+  }
+
+  /** True on the thread the call is confined to (see {@link #confinedTo}): nothing else can run beside it. */
+  final boolean onConfinedThread() {
+    return confinedTo == Thread.currentThread();
+  }
+
+  private @Nullable Effect startLocked(boolean nestedInsideRetryingCall) {
+    long now = time.nanoTime();
+    budget.callStarted();
+    phase = RUNNING;
+    if (nestedInsideRetryingCall && policy.attempts() > 1) {
+      event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
+    }
+    admit(AttemptRecord.FIRST, now);
+    return claimOutbox();
   }
 
   /**
@@ -310,39 +332,53 @@ class Call {
    */
   boolean begin(AttemptRecord attempt) {
     Effect batch;
-    synchronized (this) {
-      if (attempt.state != AttemptRecord.PLANNED) {
-        return false;
+    if (confinedTo == Thread.currentThread()) {
+      batch = beginLocked(attempt);
+    } else {
+      synchronized (this) {
+        batch = beginLocked(attempt);
       }
-      long now = time.nanoTime();
-      if (phase == DONE) {
-        attempt.state = AttemptRecord.ENDED;
-        planned--;
-        release(attempt, Gate.NOT_STARTED, now);
-        return false;
-      }
-      attempt.state = AttemptRecord.RUNNING;
-      attempt.startNanos = now;
-      // the attempt may run at most its timeout, and never past the deadline
-      attempt.timeoutNanos = Math.min(policy.attemptCeilingNanos(now), remaining(now));
-      attempt.number = ++attempts;
-      planned--;
-      inFlight++;
-      if (observed) {
-        event(ResilienceEvent.Type.ATTEMPT_STARTED, now, attempt.number, attempt, 0);
-        if (attempt.kind == AttemptRecord.HEDGE) {
-          event(ResilienceEvent.Type.HEDGE_STARTED, now, attempt.number, attempt, 0);
-        }
-      }
-      if (attempt.kind != AttemptRecord.RETRY && canHedge()) {
-        // the next hedge is due if nothing answers within the delay
-        wakeFor = WAKE_HEDGE;
-        outbox(FX_WAKE_RUNNING, null, hedgeDelayNanos, ++wakeToken);
-      }
-      batch = claimOutbox();
+    }
+    if (batch == NOT_BEGUN) {
+      return false;
     }
     deliverClaimed(batch);
     return true;
+  }
+
+  /** What {@link #beginLocked} returns when the attempt must not start. */
+  private static final Effect NOT_BEGUN = new Effect();
+
+  private @Nullable Effect beginLocked(AttemptRecord attempt) {
+    if (attempt.state != AttemptRecord.PLANNED) {
+      return NOT_BEGUN;
+    }
+    long now = time.nanoTime();
+    if (phase == DONE) {
+      attempt.state = AttemptRecord.ENDED;
+      planned--;
+      release(attempt, Gate.NOT_STARTED, now);
+      return NOT_BEGUN;
+    }
+    attempt.state = AttemptRecord.RUNNING;
+    attempt.startNanos = now;
+    // the attempt may run at most its timeout, and never past the deadline
+    attempt.timeoutNanos = Math.min(policy.attemptCeilingNanos(now), remaining(now));
+    attempt.number = ++attempts;
+    planned--;
+    inFlight++;
+    if (observed) {
+      event(ResilienceEvent.Type.ATTEMPT_STARTED, now, attempt.number, attempt, 0);
+      if (attempt.kind == AttemptRecord.HEDGE) {
+        event(ResilienceEvent.Type.HEDGE_STARTED, now, attempt.number, attempt, 0);
+      }
+    }
+    if (attempt.kind != AttemptRecord.RETRY && canHedge()) {
+      // the next hedge is due if nothing answers within the delay
+      wakeFor = WAKE_HEDGE;
+      outbox(FX_WAKE_RUNNING, null, hedgeDelayNanos, ++wakeToken);
+    }
+    return claimOutbox();
   }
 
   /**
@@ -426,9 +462,14 @@ class Call {
   void attemptEnded(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
       boolean cancelled, @Nullable Verdict known) {
     Effect batch;
-    synchronized (this) {
+    if (confinedTo == Thread.currentThread()) {
       endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
       batch = claimOutbox();
+    } else {
+      synchronized (this) {
+        endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
+        batch = claimOutbox();
+      }
     }
     deliverClaimed(batch);
   }
@@ -484,9 +525,14 @@ class Call {
   /** A wake-up the core asked for came due. Stale wake-ups (for a plan since replaced) are ignored. */
   void wake(int token) {
     Effect batch;
-    synchronized (this) {
+    if (confinedTo == Thread.currentThread()) {
       wakeLocked(token);
       batch = claimOutbox();
+    } else {
+      synchronized (this) {
+        wakeLocked(token);
+        batch = claimOutbox();
+      }
     }
     deliverClaimed(batch);
   }
@@ -1109,17 +1155,30 @@ class Call {
         }
         throw t;
       }
-      synchronized (this) {
-        if (outHead == null) {
-          delivering = false;
-          deliverer = null;
-          return;
+      if (confinedTo == Thread.currentThread()) {
+        batch = nextBatch();
+      } else {
+        synchronized (this) {
+          batch = nextBatch();
         }
-        batch = outHead;
-        outHead = null;
-        outTail = null;
+      }
+      if (batch == null) {
+        return;
       }
     }
+  }
+
+  /** Under the lock, after a batch: what was queued meanwhile, or null, and then delivery is over. */
+  private @Nullable Effect nextBatch() {
+    Effect batch = outHead;
+    if (batch == null) {
+      delivering = false;
+      deliverer = null;
+      return null;
+    }
+    outHead = null;
+    outTail = null;
+    return batch;
   }
 
   private void perform(Effect e) {
