@@ -114,8 +114,9 @@ final class Edge {
   private CompletionStage<Object> attempt(Call c, Attempt attempt) {
     long now = engine.clock.nanoTime();
     int s = engine.second(now);
+    int phase = engine.phases.of(now);
     attempts++;
-    attemptsPerPhase[engine.phases.of(now)]++;
+    attemptsPerPhase[phase]++;
     boolean hedge = attempt.isHedge();
     if (hedge) {
       hedges++;
@@ -134,7 +135,7 @@ final class Edge {
       }
     }
     Reply reply = new Reply(c, hedge);
-    to.submit(reply);
+    to.submit(reply, s, phase);
     return reply;
   }
 
@@ -213,7 +214,6 @@ final class Edge {
     private boolean returned;
     /** The outcome of a call that ended before {@code runAsync} returned, held until it has. */
     private @Nullable Outcome<Object> early;
-    private long earlyElapsedNanos;
 
     Call(Edge edge, long started, int second, int phase, int level, Consumer<Outcome<Object>> then) {
       this.edge = edge;
@@ -233,8 +233,7 @@ final class Edge {
     @SuppressWarnings("unchecked") // the outcome of this work, whose values are Objects
     public void callEnded(Outcome<?> outcome, long elapsedNanos) {
       if (!returned) {
-        early = (Outcome<Object>) outcome;
-        earlyElapsedNanos = elapsedNanos;
+        early = (Outcome<Object>) outcome; // rare: its elapsed time is read back from it
         return;
       }
       end((Outcome<Object>) outcome, elapsedNanos);
@@ -246,7 +245,7 @@ final class Edge {
       Outcome<Object> o = early;
       if (o != null) {
         early = null;
-        end(o, earlyElapsedNanos);
+        end(o, o.elapsed().toNanos());
       }
     }
 

@@ -1,6 +1,7 @@
 package dev.quell.sim.internal;
 
 import dev.quell.TimeSource;
+import dev.quell.internal.ConfinedTime;
 import dev.quell.internal.Internal;
 import java.util.Arrays;
 import java.util.random.RandomGenerator;
@@ -14,7 +15,8 @@ import java.util.random.RandomGenerator;
  * else may schedule on it. That is what makes the simulation deterministic: completing a
  * {@code CompletableFuture} from an event runs its dependents at once, on this thread, at this
  * virtual instant. {@link #sleep} is refused: the simulator drives only the asynchronous path, and a
- * blocking sleep in the middle of the loop would be a bug.
+ * blocking sleep in the middle of the loop would be a bug. Being {@link ConfinedTime}, the policy's
+ * calls on it take no locks.
  *
  * <p>Built for the simulator's load, where nearly every attempt arms a timeout that its answer then
  * cancels. The queue is a four-ary min-heap over primitive arrays; an event is a slot number, so moving
@@ -30,7 +32,7 @@ import java.util.random.RandomGenerator;
  * same (due time, order of scheduling), so the order of events is exactly the heap's alone.
  */
 @Internal
-public final class SimClock implements TimeSource {
+public final class SimClock implements TimeSource, ConfinedTime {
   // the heap, by position
   private long[] due = new long[256];
   private long[] order = new long[256];
@@ -54,6 +56,9 @@ public final class SimClock implements TimeSource {
   private final long[][] laneOrder = new long[MAX_LANES][];
   private final int[][] laneSlot = new int[MAX_LANES][];
   private final int[] laneHead = new int[MAX_LANES];
+  /** Each lane's front, (Long.MAX_VALUE, Long.MAX_VALUE) when empty (no event's order is that high). */
+  private final long[] frontDue = new long[MAX_LANES];
+  private final long[] frontOrder = new long[MAX_LANES];
   private final int[] laneCount = new int[MAX_LANES];
   private int lanes;
   /** Live (not cancelled) events in the lanes. */
@@ -71,6 +76,12 @@ public final class SimClock implements TimeSource {
   public SimClock(RandomGenerator random) {
     this.random = random;
     this.owner = Thread.currentThread();
+  }
+
+  /** The thread that made it, runs it, and alone may schedule on it. */
+  @Override
+  public Thread owner() {
+    return owner;
   }
 
   @Override
@@ -145,15 +156,12 @@ public final class SimClock implements TimeSource {
         seq = order[0];
       }
       for (int k = 0; k < lanes; k++) {
-        if (laneCount[k] > 0) {
-          int h = laneHead[k];
-          long d = laneDue[k][h];
-          long o = laneOrder[k][h];
-          if (from < 0 || before(d, o, at, seq)) {
-            from = k;
-            at = d;
-            seq = o;
-          }
+        long d = frontDue[k];
+        long o = frontOrder[k];
+        if (before(d, o, at, seq)) { // an empty lane's (MAX, MAX) never is
+          from = k;
+          at = d;
+          seq = o;
         }
       }
       if (from < 0 || at > limit) {
@@ -280,6 +288,8 @@ public final class SimClock implements TimeSource {
   private int openLane(long delay) {
     int k = lanes++;
     laneDelay[k] = delay;
+    frontDue[k] = Long.MAX_VALUE;
+    frontOrder[k] = Long.MAX_VALUE;
     laneDue[k] = new long[64];
     laneOrder[k] = new long[64];
     laneSlot[k] = new int[64];
@@ -306,6 +316,10 @@ public final class SimClock implements TimeSource {
     laneOrder[k][i] = seq;
     laneSlot[k][i] = slot;
     laneCount[k] = n + 1;
+    if (n == 0) {
+      frontDue[k] = at;
+      frontOrder[k] = seq;
+    }
     position[slot] = -2 - k;
     laneLive++;
   }
@@ -319,8 +333,15 @@ public final class SimClock implements TimeSource {
 
   /** Takes the front entry off lane {@code k}. */
   private void advance(int k) {
-    laneHead[k] = (laneHead[k] + 1) & (laneDue[k].length - 1);
-    laneCount[k]--;
+    int h = (laneHead[k] + 1) & (laneDue[k].length - 1);
+    laneHead[k] = h;
+    if (--laneCount[k] == 0) {
+      frontDue[k] = Long.MAX_VALUE;
+      frontOrder[k] = Long.MAX_VALUE;
+    } else {
+      frontDue[k] = laneDue[k][h];
+      frontOrder[k] = laneOrder[k][h];
+    }
   }
 
   /** Drops cancelled entries from the front of lane {@code k}, freeing their slots. */
