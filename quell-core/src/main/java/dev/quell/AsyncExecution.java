@@ -35,10 +35,16 @@ import org.jspecify.annotations.Nullable;
 final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord.AsyncTarget {
   private static final Executor OFF_TIMER = ForkJoinPool.commonPool();
   private static final VarHandle DELIVERED;
+  /** An attempt's timer and stage, written plainly (no fence) on a thread the call is confined to. */
+  private static final VarHandle TIMER;
+  private static final VarHandle STAGE;
 
   static {
     try {
-      DELIVERED = MethodHandles.lookup().findVarHandle(AsyncExecution.class, "delivered", int.class);
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      DELIVERED = lookup.findVarHandle(AsyncExecution.class, "delivered", int.class);
+      TIMER = lookup.findVarHandle(AttemptRecord.class, "timer", TimeSource.Scheduled.class);
+      STAGE = lookup.findVarHandle(AttemptRecord.class, "stage", CompletableFuture.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -65,7 +71,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     TimeSource clock = policy.timeSource();
     this.realClock = clock == SystemTime.INSTANCE;
     this.retries = policy.attempts() > 1;
-    Ambient ambient = Ambient.get();
+    Ambient ambient = ambientHere();
     this.ambient = ambient;
     this.caller = Thread.currentThread();
     ResilienceContext context = ambient.context();
@@ -99,13 +105,20 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       return; // the call ended since this start was planned
     }
     attempt.target = this;
+    // the record's timer and stage are volatile for other threads; a confined call has none
+    boolean confined = onConfinedThread();
     long start = attempt.startNanos;
     long timeout = attempt.timeoutNanos;
     // arm the timeout before the work starts, as the sync driver does, so that an answer arriving
     // exactly at the timeout is judged the same way by both drivers
     if (timeout != Long.MAX_VALUE) {
       try {
-        attempt.timer = time.schedule(attempt, timeout);
+        TimeSource.Scheduled timer = time.schedule(attempt, timeout);
+        if (confined) {
+          TIMER.set(attempt, timer);
+        } else {
+          attempt.timer = timer;
+        }
       } catch (RuntimeException | Error e) {
         attemptEnded(attempt, null, e, false, false); // a clock that cannot schedule: this attempt fails
         return;
@@ -127,7 +140,11 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     } finally {
       ambient.pop(frame);
     }
-    attempt.stage = stage;
+    if (confined) {
+      STAGE.set(attempt, stage);
+    } else {
+      attempt.stage = stage;
+    }
     if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting
     }

@@ -1068,6 +1068,17 @@ class Call {
 
   private Effect.@Nullable Pool lastPool;
 
+  /** This thread's ambient state, kept with its pool: one thread-local lookup serves both. */
+  final Ambient ambientHere() {
+    Effect.Pool p = pool();
+    Ambient a = p.ambient;
+    if (a == null) {
+      a = Ambient.get();
+      p.ambient = a;
+    }
+    return a;
+  }
+
   /** A fresh entry at the tail of the outbox (under the lock). */
   private Effect nextEffect() {
     Effect e = Effect.take(pool());
@@ -1294,6 +1305,8 @@ class Call {
       int size;
       /** The thread whose pool it is. */
       final Thread owner = Thread.currentThread();
+      /** The owner's ambient state, looked up once: it never changes for a thread. */
+      @Nullable Ambient ambient;
     }
 
     @Nullable Effect next;
