@@ -62,9 +62,6 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   private volatile boolean callerCompleted;
   private volatile TimeSource.@Nullable Scheduled pauseTimer;
   private volatile int delivered;
-  /** The caller's thread and its ambient state: an attempt started on that thread needs no second lookup. */
-  private final Thread caller;
-  private final Ambient ambient;
 
   private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle) {
     this.work = work;
@@ -72,8 +69,6 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     this.realClock = clock == SystemTime.INSTANCE;
     this.retries = policy.attempts() > 1;
     Ambient ambient = ambientHere();
-    this.ambient = ambient;
-    this.caller = Thread.currentThread();
     ResilienceContext context = ambient.context();
     this.result = outcomeStyle ? null : new Result<>(this);
     this.outcome = outcomeStyle ? new Result<>(this) : null;
@@ -125,7 +120,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       }
     }
     // the attempt's own end and the caller's label are what calls nested in it see, as in the sync driver
-    Ambient ambient = Thread.currentThread() == caller ? this.ambient : Ambient.get();
+    Ambient ambient = ambientHere(); // no second lookup on the caller's thread
     Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time,
         publishedCriticality, retries);
     CompletableFuture<T> stage;

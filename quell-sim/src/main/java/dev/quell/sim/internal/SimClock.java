@@ -33,13 +33,15 @@ import java.util.random.RandomGenerator;
  */
 @Internal
 public final class SimClock implements TimeSource, ConfinedTime {
-  // the heap, by position
+  // the heap, by position: due times, and slots (an event's order of scheduling is looked up by
+  // slot, only to break a tie of due times, so moving an entry touches two arrays, not three)
   private long[] due = new long[256];
-  private long[] order = new long[256];
   private int[] slotAt = new int[256];
   private int size;
   // the events, by slot
   private Runnable[] task = new Runnable[256];
+  /** Its order of scheduling: events due at the same instant run in this order. */
+  private long[] orderOf = new long[256];
   private int[] position = new int[256];
   /** Bumped each time a slot is freed, so a stale handle cannot cancel the slot's next event. */
   private int[] generation = new int[256];
@@ -53,7 +55,6 @@ public final class SimClock implements TimeSource, ConfinedTime {
   private static final int CANCELLED_IN_LANE = Integer.MIN_VALUE;
   private final long[] laneDelay = new long[MAX_LANES];
   private final long[][] laneDue = new long[MAX_LANES][];
-  private final long[][] laneOrder = new long[MAX_LANES][];
   private final int[][] laneSlot = new int[MAX_LANES][];
   private final int[] laneHead = new int[MAX_LANES];
   /** Each lane's front, (Long.MAX_VALUE, Long.MAX_VALUE) when empty (no event's order is that high). */
@@ -153,7 +154,7 @@ public final class SimClock implements TimeSource, ConfinedTime {
       if (size > 0) {
         from = MAX_LANES;
         at = due[0];
-        seq = order[0];
+        seq = orderOf[slotAt[0]];
       }
       for (int k = 0; k < lanes; k++) {
         long d = frontDue[k];
@@ -208,18 +209,19 @@ public final class SimClock implements TimeSource, ConfinedTime {
     long at = due(delay);
     int slot = claim();
     task[slot] = t;
+    long seq = sequence++;
+    orderOf[slot] = seq;
     if (lane >= 0) {
-      append(lane, at, sequence++, slot);
+      append(lane, at, slot);
       return slot;
     }
     if (size == due.length) {
       int grown = size * 2;
       due = Arrays.copyOf(due, grown);
-      order = Arrays.copyOf(order, grown);
       slotAt = Arrays.copyOf(slotAt, grown);
     }
     int i = size++;
-    siftUp(i, at, sequence++, slot);
+    siftUp(i, at, seq, slot);
     return slot;
   }
 
@@ -235,6 +237,7 @@ public final class SimClock implements TimeSource, ConfinedTime {
     if (slots == task.length) {
       int grown = slots * 2;
       task = Arrays.copyOf(task, grown);
+      orderOf = Arrays.copyOf(orderOf, grown);
       position = Arrays.copyOf(position, grown);
       generation = Arrays.copyOf(generation, grown);
       free = Arrays.copyOf(free, grown);
@@ -291,19 +294,17 @@ public final class SimClock implements TimeSource, ConfinedTime {
     frontDue[k] = Long.MAX_VALUE;
     frontOrder[k] = Long.MAX_VALUE;
     laneDue[k] = new long[64];
-    laneOrder[k] = new long[64];
     laneSlot[k] = new int[64];
     return k;
   }
 
-  private void append(int k, long at, long seq, int slot) {
+  private void append(int k, long at, int slot) {
     int capacity = laneDue[k].length;
     int n = laneCount[k];
     if (n == capacity) {
       // grow, unrolling the ring so that its front is at 0
       int h = laneHead[k];
       laneDue[k] = unroll(laneDue[k], h);
-      laneOrder[k] = unroll(laneOrder[k], h);
       int[] slotsGrown = new int[capacity * 2];
       System.arraycopy(laneSlot[k], h, slotsGrown, 0, capacity - h);
       System.arraycopy(laneSlot[k], 0, slotsGrown, capacity - h, h);
@@ -313,12 +314,11 @@ public final class SimClock implements TimeSource, ConfinedTime {
     }
     int i = (laneHead[k] + n) & (capacity - 1);
     laneDue[k][i] = at;
-    laneOrder[k][i] = seq;
     laneSlot[k][i] = slot;
     laneCount[k] = n + 1;
     if (n == 0) {
       frontDue[k] = at;
-      frontOrder[k] = seq;
+      frontOrder[k] = orderOf[slot];
     }
     position[slot] = -2 - k;
     laneLive++;
@@ -340,7 +340,7 @@ public final class SimClock implements TimeSource, ConfinedTime {
       frontOrder[k] = Long.MAX_VALUE;
     } else {
       frontDue[k] = laneDue[k][h];
-      frontOrder[k] = laneOrder[k][h];
+      frontOrder[k] = orderOf[laneSlot[k][h]];
     }
   }
 
@@ -363,9 +363,10 @@ public final class SimClock implements TimeSource, ConfinedTime {
       return;
     }
     long at = due[last];
-    long seq = order[last];
     int slot = slotAt[last];
-    if (i > 0 && before(at, seq, due[(i - 1) >>> 2], order[(i - 1) >>> 2])) {
+    long seq = orderOf[slot];
+    int parent = (i - 1) >>> 2;
+    if (i > 0 && before(at, seq, due[parent], orderOf[slotAt[parent]])) {
       siftUp(i, at, seq, slot);
     } else {
       siftDown(i, at, seq, slot);
@@ -379,13 +380,14 @@ public final class SimClock implements TimeSource, ConfinedTime {
   private void siftUp(int i, long at, long seq, int slot) {
     while (i > 0) {
       int parent = (i - 1) >>> 2;
-      if (!before(at, seq, due[parent], order[parent])) {
-        break;
+      long parentAt = due[parent];
+      if (at > parentAt || at == parentAt && seq > orderOf[slotAt[parent]]) {
+        break; // the parent comes first
       }
-      place(i, due[parent], order[parent], slotAt[parent]);
+      place(i, parentAt, slotAt[parent]);
       i = parent;
     }
-    place(i, at, seq, slot);
+    place(i, at, slot);
   }
 
   private void siftDown(int i, long at, long seq, int slot) {
@@ -396,24 +398,26 @@ public final class SimClock implements TimeSource, ConfinedTime {
         break;
       }
       int child = first;
+      long childAt = due[first];
       int last = Math.min(first + 4, size);
       for (int c = first + 1; c < last; c++) {
-        if (before(due[c], order[c], due[child], order[child])) {
+        long d = due[c];
+        if (d < childAt || d == childAt && orderOf[slotAt[c]] < orderOf[slotAt[child]]) {
           child = c;
+          childAt = d;
         }
       }
-      if (!before(due[child], order[child], at, seq)) {
-        break;
+      if (childAt > at || childAt == at && orderOf[slotAt[child]] > seq) {
+        break; // the moving entry comes first
       }
-      place(i, due[child], order[child], slotAt[child]);
+      place(i, childAt, slotAt[child]);
       i = child;
     }
-    place(i, at, seq, slot);
+    place(i, at, slot);
   }
 
-  private void place(int i, long at, long seq, int slot) {
+  private void place(int i, long at, int slot) {
     due[i] = at;
-    order[i] = seq;
     slotAt[i] = slot;
     position[slot] = i;
   }
