@@ -197,6 +197,25 @@ class Call {
     this.observers = policy.observers;
     this.observed = !listeners.isEmpty() || observers.length > 0;
     this.driver = driver;
+    Hedge h = policy.hedge;
+    this.hedge = h;
+    // SHEDDABLE work is never hedged; a call of one attempt has nothing to hedge with
+    this.hedging = h != null && c != Criticality.SHEDDABLE && policy.attempts() > 1;
+    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos(now) : Long.MAX_VALUE;
+    this.endNanos = now;
+    this.finishedNanos = now;
+    if (used) {
+      resetState(); // a reused call object: what the last call left (a new one holds the initial values)
+    }
+    used = true;
+    return this;
+  }
+
+  /** True once {@link #init} has run: the object may hold a previous call's state. */
+  private boolean used;
+
+  /** Puts the per-call state back to the values a new call object starts with. */
+  private void resetState() {
     this.phase = NEW;
     for (int i = 0; i < recordCount; i++) {
       records[i].handle = null;
@@ -205,29 +224,21 @@ class Call {
     this.attempts = 0;
     this.inFlight = 0;
     this.planned = 0;
-    Hedge h = policy.hedge;
-    this.hedge = h;
     this.hedges = 0;
-    // SHEDDABLE work is never hedged; a call of one attempt has nothing to hedge with
-    this.hedging = h != null && c != Criticality.SHEDDABLE && policy.attempts() > 1;
-    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos(now) : Long.MAX_VALUE;
     this.pending = null;
     this.queuedGate = -1;
     this.wakeFor = 0;
     this.stopReason = null;
     this.pauseNanos = 0;
     this.refusalRetryAfterNanos = -1;
-    this.endNanos = now;
     this.lastResult = null;
     this.lastFailure = null;
     this.lastHasValue = false;
     this.lastVerdict = null;
-    this.finishedNanos = now;
     this.outHead = null;
     this.outTail = null;
     this.delivering = false;
     this.deliverer = null;
-    return this;
   }
 
   /** Drops references to user objects so that a pooled call object keeps no policy, budget or result alive. */
