@@ -1,5 +1,7 @@
 package dev.quell;
 
+import dev.quell.internal.DirectStage;
+import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -33,10 +35,16 @@ import org.jspecify.annotations.Nullable;
 final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord.AsyncTarget {
   private static final Executor OFF_TIMER = ForkJoinPool.commonPool();
   private static final VarHandle DELIVERED;
+  /** An attempt's timer and stage, written plainly (no fence) on a thread the call is confined to. */
+  private static final VarHandle TIMER;
+  private static final VarHandle STAGE;
 
   static {
     try {
-      DELIVERED = MethodHandles.lookup().findVarHandle(AsyncExecution.class, "delivered", int.class);
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      DELIVERED = lookup.findVarHandle(AsyncExecution.class, "delivered", int.class);
+      TIMER = lookup.findVarHandle(AttemptRecord.class, "timer", TimeSource.Scheduled.class);
+      STAGE = lookup.findVarHandle(AttemptRecord.class, "stage", CompletableFuture.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -60,7 +68,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     TimeSource clock = policy.timeSource();
     this.realClock = clock == SystemTime.INSTANCE;
     this.retries = policy.attempts() > 1;
-    Ambient ambient = Ambient.get();
+    Ambient ambient = ambientHere();
     ResilienceContext context = ambient.context();
     this.result = outcomeStyle ? null : new Result<>(this);
     this.outcome = outcomeStyle ? new Result<>(this) : null;
@@ -92,20 +100,27 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       return; // the call ended since this start was planned
     }
     attempt.target = this;
+    // the record's timer and stage are volatile for other threads; a confined call has none
+    boolean confined = onConfinedThread();
     long start = attempt.startNanos;
     long timeout = attempt.timeoutNanos;
     // arm the timeout before the work starts, as the sync driver does, so that an answer arriving
     // exactly at the timeout is judged the same way by both drivers
     if (timeout != Long.MAX_VALUE) {
       try {
-        attempt.timer = time.schedule(attempt, timeout);
+        TimeSource.Scheduled timer = time.schedule(attempt, timeout);
+        if (confined) {
+          TIMER.set(attempt, timer);
+        } else {
+          attempt.timer = timer;
+        }
       } catch (RuntimeException | Error e) {
         attemptEnded(attempt, null, e, false, false); // a clock that cannot schedule: this attempt fails
         return;
       }
     }
     // the attempt's own end and the caller's label are what calls nested in it see, as in the sync driver
-    Ambient ambient = Ambient.get();
+    Ambient ambient = ambientHere(); // no second lookup on the caller's thread
     Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time,
         publishedCriticality, retries);
     CompletableFuture<T> stage;
@@ -120,12 +135,20 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     } finally {
       ambient.pop(frame);
     }
-    attempt.stage = stage;
+    if (confined) {
+      STAGE.set(attempt, stage);
+    } else {
+      attempt.stage = stage;
+    }
     if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting
     }
-    // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
-    stage.handle(attempt);
+    if (stage instanceof DirectStage) {
+      ((DirectStage) stage).whenDone(attempt); // tells the attempt itself: no dependent stage
+    } else {
+      // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
+      stage.handle(attempt);
+    }
   }
 
   @Override
@@ -142,7 +165,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
 
   @Override
   public void wakeAfter(Call c, long delayNanos, int token) {
-    time.schedule(() -> onTimer(() -> wake(token)), delayNanos);
+    time.schedule(new Wake(this, token), delayNanos);
   }
 
   @Override
@@ -153,7 +176,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   @Override
   public void finish(Call c, long pauseNanos) {
     if (pauseNanos > 0) {
-      pauseTimer = time.schedule(() -> onTimer(this::complete), pauseNanos);
+      pauseTimer = time.schedule(new PauseOver(this), pauseNanos);
       if (callerCancelled) {
         cutPauseShort(); // cancelled while the pause was being armed
       }
@@ -164,12 +187,48 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     }
   }
 
-  /** Runs a timer's consequence off the shared timer thread on the real clock, inline otherwise. */
-  private void onTimer(Runnable task) {
-    if (realClock) {
-      OFF_TIMER.execute(task);
-    } else {
-      task.run();
+  /**
+   * A wake-up's timer task: one object, which on the real clock also carries the wake-up off the
+   * shared timer thread (on a virtual clock it runs inline).
+   */
+  private static final class Wake implements Runnable {
+    private final AsyncExecution<?> execution;
+    private final int token;
+    private boolean handedOff;
+
+    Wake(AsyncExecution<?> execution, int token) {
+      this.execution = execution;
+      this.token = token;
+    }
+
+    @Override
+    public void run() {
+      if (execution.realClock && !handedOff) {
+        handedOff = true;
+        OFF_TIMER.execute(this);
+      } else {
+        execution.wake(token);
+      }
+    }
+  }
+
+  /** The guarded pause's timer task, as {@link Wake}. */
+  private static final class PauseOver implements Runnable {
+    private final AsyncExecution<?> execution;
+    private boolean handedOff;
+
+    PauseOver(AsyncExecution<?> execution) {
+      this.execution = execution;
+    }
+
+    @Override
+    public void run() {
+      if (execution.realClock && !handedOff) {
+        handedOff = true;
+        OFF_TIMER.execute(this);
+      } else {
+        execution.complete();
+      }
     }
   }
 
@@ -217,7 +276,12 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   /** Completes the caller's future with the call's outcome, once. */
   @SuppressWarnings("unchecked")
   private void complete() {
-    if (!DELIVERED.compareAndSet(this, 0, 1)) {
+    if (onConfinedThread()) {
+      if (delivered != 0) {
+        return;
+      }
+      DELIVERED.set(this, 1); // nothing runs beside this thread: a plain write, not a CAS
+    } else if (!DELIVERED.compareAndSet(this, 0, 1)) {
       return;
     }
     finishedNanos = time.nanoTime();
@@ -233,7 +297,15 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     }
     Result<Outcome<T>> o = outcome;
     if (o != null) {
-      o.completeInternally(toOutcome());
+      Outcome<T> ended = toOutcome();
+      o.completeInternally(ended);
+      if (work instanceof OutcomeReceiver) {
+        try {
+          ((OutcomeReceiver) work).callEnded(ended, Math.max(0, finishedNanos - startNanos));
+        } catch (RuntimeException | Error ignored) {
+          // as a dependent stage's failure would be: the caller's future is complete, the call is over
+        }
+      }
       return;
     }
     Result<T> r = result;

@@ -1,6 +1,7 @@
 package dev.quell;
 
 import dev.quell.internal.CallObserver;
+import dev.quell.internal.ConfinedTime;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -92,6 +93,12 @@ class Call {
 
   Resilience policy;
   TimeSource time;
+  /**
+   * The thread every input comes on when {@link #time} is confined to one ({@link ConfinedTime}):
+   * then the inputs that come on it most (start, begin, an attempt's end, a wake-up, and the
+   * delivery's hand-back) take no lock, since nothing can run beside them; null otherwise.
+   */
+  private @Nullable Thread confinedTo;
   RetryBudget budget;
   private Gate[] gates;
   /** Index of the budget's gate in {@link #gates}, or -1. */
@@ -153,7 +160,7 @@ class Call {
   private @Nullable Effect outHead;
   private @Nullable Effect outTail;
   private boolean delivering;
-  /** Set while a thread is inside {@link #deliver}: which one, for re-entrancy. */
+  /** Set while a thread is inside {@link #deliverClaimed}: which one, for re-entrancy. */
   private @Nullable Thread deliverer;
 
   Call() {}
@@ -163,6 +170,7 @@ class Call {
     this.initialised = true;
     this.policy = policy;
     this.time = policy.timeSource();
+    this.confinedTo = time instanceof ConfinedTime ? ((ConfinedTime) time).owner() : null;
     this.budget = policy.budget();
     this.gates = policy.gates;
     this.budgetGate = policy.budgetGateIndex;
@@ -189,6 +197,25 @@ class Call {
     this.observers = policy.observers;
     this.observed = !listeners.isEmpty() || observers.length > 0;
     this.driver = driver;
+    Hedge h = policy.hedge;
+    this.hedge = h;
+    // SHEDDABLE work is never hedged; a call of one attempt has nothing to hedge with
+    this.hedging = h != null && c != Criticality.SHEDDABLE && policy.attempts() > 1;
+    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos(now) : Long.MAX_VALUE;
+    this.endNanos = now;
+    this.finishedNanos = now;
+    if (used) {
+      resetState(); // a reused call object: what the last call left (a new one holds the initial values)
+    }
+    used = true;
+    return this;
+  }
+
+  /** True once {@link #init} has run: the object may hold a previous call's state. */
+  private boolean used;
+
+  /** Puts the per-call state back to the values a new call object starts with. */
+  private void resetState() {
     this.phase = NEW;
     for (int i = 0; i < recordCount; i++) {
       records[i].handle = null;
@@ -197,29 +224,21 @@ class Call {
     this.attempts = 0;
     this.inFlight = 0;
     this.planned = 0;
-    Hedge h = policy.hedge;
-    this.hedge = h;
     this.hedges = 0;
-    // SHEDDABLE work is never hedged; a call of one attempt has nothing to hedge with
-    this.hedging = h != null && c != Criticality.SHEDDABLE && policy.attempts() > 1;
-    this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos(now) : Long.MAX_VALUE;
     this.pending = null;
     this.queuedGate = -1;
     this.wakeFor = 0;
     this.stopReason = null;
     this.pauseNanos = 0;
     this.refusalRetryAfterNanos = -1;
-    this.endNanos = now;
     this.lastResult = null;
     this.lastFailure = null;
     this.lastHasValue = false;
     this.lastVerdict = null;
-    this.finishedNanos = now;
     this.outHead = null;
     this.outTail = null;
     this.delivering = false;
     this.deliverer = null;
-    return this;
   }
 
   /** Drops references to user objects so that a pooled call object keeps no policy, budget or result alive. */
@@ -230,6 +249,7 @@ class Call {
     initialised = false;
     policy = Resilience.NONE;
     time = SystemTime.INSTANCE;
+    confinedTo = null;
     budget = RetryBudget.NONE;
     gates = NO_GATES;
     listeners = List.of();
@@ -252,16 +272,31 @@ class Call {
 
   /** Starts the call: emits the nested-retry event if asked, then admits the first attempt. */
   void start(boolean nestedInsideRetryingCall) {
-    synchronized (this) {
-      long now = time.nanoTime();
-      budget.callStarted();
-      phase = RUNNING;
-      if (nestedInsideRetryingCall && policy.attempts() > 1) {
-        event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
+    Effect batch;
+    if (confinedTo == Thread.currentThread()) {
+      batch = startLocked(nestedInsideRetryingCall);
+    } else {
+      synchronized (this) {
+        batch = startLocked(nestedInsideRetryingCall);
       }
-      admit(AttemptRecord.FIRST, now);
     }
-    deliver();
+    deliverClaimed(batch);
+  }
+
+  /** True on the thread the call is confined to (see {@link #confinedTo}): nothing else can run beside it. */
+  final boolean onConfinedThread() {
+    return confinedTo == Thread.currentThread();
+  }
+
+  private @Nullable Effect startLocked(boolean nestedInsideRetryingCall) {
+    long now = time.nanoTime();
+    budget.callStarted();
+    phase = RUNNING;
+    if (nestedInsideRetryingCall && policy.attempts() > 1) {
+      event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
+    }
+    admit(AttemptRecord.FIRST, now);
+    return claimOutbox();
   }
 
   /**
@@ -269,12 +304,14 @@ class Call {
    * gates itself and gave back what the earlier ones admitted): the same refusal as the core's own.
    */
   void startRefused(StopReason reason, long retryAfterNanos) {
+    Effect batch;
     synchronized (this) {
       budget.callStarted();
       phase = RUNNING;
       refuse(reason, retryAfterNanos, time.nanoTime());
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -305,38 +342,54 @@ class Call {
    * Emits ATTEMPT_STARTED otherwise.
    */
   boolean begin(AttemptRecord attempt) {
-    synchronized (this) {
-      if (attempt.state != AttemptRecord.PLANNED) {
-        return false;
-      }
-      long now = time.nanoTime();
-      if (phase == DONE) {
-        attempt.state = AttemptRecord.ENDED;
-        planned--;
-        release(attempt, Gate.NOT_STARTED, now);
-        return false;
-      }
-      attempt.state = AttemptRecord.RUNNING;
-      attempt.startNanos = now;
-      // the attempt may run at most its timeout, and never past the deadline
-      attempt.timeoutNanos = Math.min(policy.attemptCeilingNanos(now), remaining(now));
-      attempt.number = ++attempts;
-      planned--;
-      inFlight++;
-      if (observed) {
-        event(ResilienceEvent.Type.ATTEMPT_STARTED, now, attempt.number, attempt, 0);
-        if (attempt.kind == AttemptRecord.HEDGE) {
-          event(ResilienceEvent.Type.HEDGE_STARTED, now, attempt.number, attempt, 0);
-        }
-      }
-      if (attempt.kind != AttemptRecord.RETRY && canHedge()) {
-        // the next hedge is due if nothing answers within the delay
-        wakeFor = WAKE_HEDGE;
-        outbox(FX_WAKE_RUNNING, null, hedgeDelayNanos, ++wakeToken);
+    Effect batch;
+    if (confinedTo == Thread.currentThread()) {
+      batch = beginLocked(attempt);
+    } else {
+      synchronized (this) {
+        batch = beginLocked(attempt);
       }
     }
-    deliver();
+    if (batch == NOT_BEGUN) {
+      return false;
+    }
+    deliverClaimed(batch);
     return true;
+  }
+
+  /** What {@link #beginLocked} returns when the attempt must not start. */
+  private static final Effect NOT_BEGUN = new Effect();
+
+  private @Nullable Effect beginLocked(AttemptRecord attempt) {
+    if (attempt.state != AttemptRecord.PLANNED) {
+      return NOT_BEGUN;
+    }
+    long now = time.nanoTime();
+    if (phase == DONE) {
+      attempt.state = AttemptRecord.ENDED;
+      planned--;
+      release(attempt, Gate.NOT_STARTED, now);
+      return NOT_BEGUN;
+    }
+    attempt.state = AttemptRecord.RUNNING;
+    attempt.startNanos = now;
+    // the attempt may run at most its timeout, and never past the deadline
+    attempt.timeoutNanos = Math.min(policy.attemptCeilingNanos(now), remaining(now));
+    attempt.number = ++attempts;
+    planned--;
+    inFlight++;
+    if (observed) {
+      event(ResilienceEvent.Type.ATTEMPT_STARTED, now, attempt.number, attempt, 0);
+      if (attempt.kind == AttemptRecord.HEDGE) {
+        event(ResilienceEvent.Type.HEDGE_STARTED, now, attempt.number, attempt, 0);
+      }
+    }
+    if (attempt.kind != AttemptRecord.RETRY && canHedge()) {
+      // the next hedge is due if nothing answers within the delay
+      wakeFor = WAKE_HEDGE;
+      outbox(FX_WAKE_RUNNING, null, hedgeDelayNanos, ++wakeToken);
+    }
+    return claimOutbox();
   }
 
   /**
@@ -344,6 +397,7 @@ class Call {
    * and the call decides as if it had failed to be sent.
    */
   void notStarted(AttemptRecord attempt, Throwable why) {
+    Effect batch;
     synchronized (this) {
       if (attempt.state == AttemptRecord.PLANNED) {
         long now = time.nanoTime();
@@ -358,8 +412,9 @@ class Call {
           stop(StopReason.PERMANENT, now, 0);
         }
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -367,12 +422,14 @@ class Call {
    * it run past the hedge delay): send it now, as the core's own hedge timer would.
    */
   void hedgeDue() {
+    Effect batch;
     synchronized (this) {
       if (phase == RUNNING && canHedge()) {
         sendHedge(time.nanoTime());
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /** A value nobody will see (an attempt that ended after the call did): hand it to the discard hook. */
@@ -380,12 +437,14 @@ class Call {
     if (value == null) {
       return;
     }
+    Effect batch;
     synchronized (this) {
       Effect e = nextEffect();
       e.kind = FX_DISCARD;
       e.value = value;
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   private boolean canHedge() {
@@ -413,10 +472,17 @@ class Call {
   /** As above, with the verdict already known (the fast path classified the result once). */
   void attemptEnded(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
       boolean cancelled, @Nullable Verdict known) {
-    synchronized (this) {
+    Effect batch;
+    if (confinedTo == Thread.currentThread()) {
       endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
+      batch = claimOutbox();
+    } else {
+      synchronized (this) {
+        endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
+        batch = claimOutbox();
+      }
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   private void endedLocked(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure,
@@ -469,10 +535,17 @@ class Call {
 
   /** A wake-up the core asked for came due. Stale wake-ups (for a plan since replaced) are ignored. */
   void wake(int token) {
-    synchronized (this) {
+    Effect batch;
+    if (confinedTo == Thread.currentThread()) {
       wakeLocked(token);
+      batch = claimOutbox();
+    } else {
+      synchronized (this) {
+        wakeLocked(token);
+        batch = claimOutbox();
+      }
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   private void wakeLocked(int token) {
@@ -513,14 +586,16 @@ class Call {
 
   /** A gate handed a queued attempt its permit. */
   void granted(AttemptRecord attempt) {
+    Effect batch;
     synchronized (this) {
       if (phase == QUEUED && pending == attempt) {
         wakeToken++; // the wait timer is stale now
         continueAfterQueue(attempt, time.nanoTime());
       }
       // otherwise the call stopped while it waited, and stop() took the permit back
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /**
@@ -530,6 +605,7 @@ class Call {
    */
   boolean cancel() {
     boolean cancelled;
+    Effect batch;
     synchronized (this) {
       if (phase == DONE) {
         cancelled = false;
@@ -538,19 +614,22 @@ class Call {
         stop(StopReason.CANCELLED, now, 0);
         cancelled = true;
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
     return cancelled;
   }
 
   /** A drain's grace ran out: a call still waiting between attempts ends now, as DRAINING. */
   void graceEnded() {
+    Effect batch;
     synchronized (this) {
       if (phase == WAITING || phase == QUEUED) {
         stop(StopReason.DRAINING, time.nanoTime(), 0);
       }
+      batch = claimOutbox();
     }
-    deliver();
+    deliverClaimed(batch);
   }
 
   /** True once the call has stopped. */
@@ -983,9 +1062,37 @@ class Call {
     e.token = token;
   }
 
+  /**
+   * This thread's pool of outbox entries. The last one looked up is kept with the call: a call's
+   * inputs and deliveries mostly come on one thread, and then one lookup serves them all. (Read
+   * outside the lock too: a pool's owner is final, so a racy read sees the right owner, and only the
+   * owner's thread uses it.)
+   */
+  private Effect.Pool pool() {
+    Effect.Pool p = lastPool;
+    if (p == null || p.owner != Thread.currentThread()) {
+      p = Effect.POOL.get();
+      lastPool = p;
+    }
+    return p;
+  }
+
+  private Effect.@Nullable Pool lastPool;
+
+  /** This thread's ambient state, kept with its pool: one thread-local lookup serves both. */
+  final Ambient ambientHere() {
+    Effect.Pool p = pool();
+    Ambient a = p.ambient;
+    if (a == null) {
+      a = Ambient.get();
+      p.ambient = a;
+    }
+    return a;
+  }
+
   /** A fresh entry at the tail of the outbox (under the lock). */
   private Effect nextEffect() {
-    Effect e = Effect.take();
+    Effect e = Effect.take(pool());
     Effect tail = outTail;
     if (tail == null) {
       outHead = e;
@@ -1026,30 +1133,41 @@ class Call {
   }
 
   /**
-   * Delivers the outbox outside the lock, in order. One thread at a time: a thread that finds
-   * another delivering leaves its entries to it. A listener or driver that feeds the call an input
-   * from inside delivery adds to the outbox and returns; this loop carries it out next. Entries are
-   * taken a batch at a time (one lock for everything queued) and go back to this thread's pool.
+   * Under the lock, as an input ends: the outbox, if this thread is to deliver it (none is
+   * delivering, and there is something to deliver); null otherwise. Taken in the input's own lock,
+   * so an input costs one round on the lock, not two.
    */
-  void deliver() {
-    Effect batch;
-    synchronized (this) {
-      if (delivering || outHead == null) {
-        return;
-      }
-      delivering = true;
-      deliverer = Thread.currentThread();
-      batch = outHead;
-      outHead = null;
-      outTail = null;
+  private @Nullable Effect claimOutbox() {
+    Effect batch = outHead;
+    if (delivering || batch == null) {
+      return null;
     }
+    delivering = true;
+    deliverer = Thread.currentThread();
+    outHead = null;
+    outTail = null;
+    return batch;
+  }
+
+  /**
+   * Delivers the outbox outside the lock, in order: the batch {@link #claimOutbox} handed this
+   * thread, then whatever was queued meanwhile. One thread at a time: a thread that finds another
+   * delivering leaves its entries to it. A listener or driver that feeds the call an input from
+   * inside delivery adds to the outbox and returns; this loop carries it out next. Entries are taken
+   * a batch at a time (one lock for everything queued) and go back to this thread's pool.
+   */
+  private void deliverClaimed(@Nullable Effect batch) {
+    if (batch == null) {
+      return;
+    }
+    Effect.Pool pool = pool();
     while (true) {
       try {
         while (batch != null) {
           Effect e = batch;
           batch = e.next;
           perform(e);
-          e.release();
+          e.release(pool);
         }
       } catch (RuntimeException | Error t) {
         // a driver must not fail; if it does, stop delivering in a sane state and let it surface
@@ -1059,17 +1177,30 @@ class Call {
         }
         throw t;
       }
-      synchronized (this) {
-        if (outHead == null) {
-          delivering = false;
-          deliverer = null;
-          return;
+      if (confinedTo == Thread.currentThread()) {
+        batch = nextBatch();
+      } else {
+        synchronized (this) {
+          batch = nextBatch();
         }
-        batch = outHead;
-        outHead = null;
-        outTail = null;
+      }
+      if (batch == null) {
+        return;
       }
     }
+  }
+
+  /** Under the lock, after a batch: what was queued meanwhile, or null, and then delivery is over. */
+  private @Nullable Effect nextBatch() {
+    Effect batch = outHead;
+    if (batch == null) {
+      delivering = false;
+      deliverer = null;
+      return null;
+    }
+    outHead = null;
+    outTail = null;
+    return batch;
   }
 
   private void perform(Effect e) {
@@ -1183,6 +1314,10 @@ class Call {
     private static final class Pool {
       final Effect[] spare = new Effect[32];
       int size;
+      /** The thread whose pool it is. */
+      final Thread owner = Thread.currentThread();
+      /** The owner's ambient state, looked up once: it never changes for a thread. */
+      @Nullable Ambient ambient;
     }
 
     @Nullable Effect next;
@@ -1200,9 +1335,8 @@ class Call {
     @Nullable StopReason reason;
     @Nullable Object value;
 
-    /** A cleared entry from this thread's pool, or a new one. */
-    static Effect take() {
-      Pool pool = POOL.get();
+    /** A cleared entry from {@code pool} (this thread's), or a new one. */
+    static Effect take(Pool pool) {
       int n = pool.size;
       if (n == 0) {
         return new Effect();
@@ -1213,8 +1347,8 @@ class Call {
       return e;
     }
 
-    /** Clears this entry and gives it to this thread's pool. */
-    void release() {
+    /** Clears this entry and gives it to {@code pool}, the delivering thread's. */
+    void release(Pool pool) {
       next = null;
       record = null;
       verdict = null;
@@ -1222,7 +1356,6 @@ class Call {
       reason = null;
       value = null;
       type = null;
-      Pool pool = POOL.get();
       if (pool.size < pool.spare.length) {
         pool.spare[pool.size++] = this;
       }
@@ -1319,6 +1452,6 @@ class Call {
       throw new IllegalStateException("call has not stopped");
     }
     return new Outcome<>(value, failure == null && lastHasValue, failure, reason, attempts,
-        Duration.ofNanos(Math.max(0, finishedNanos - startNanos)), retryAfter());
+        Math.max(0, finishedNanos - startNanos), retryAfter());
   }
 }

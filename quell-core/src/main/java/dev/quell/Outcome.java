@@ -14,17 +14,18 @@ public final class Outcome<T> {
   private final @Nullable Throwable failure;
   private final StopReason stopReason;
   private final int attempts;
-  private final Duration elapsed;
+  /** Nanoseconds, 0 or more: a Duration is made only when asked for (the simulator never asks). */
+  private final long elapsedNanos;
   private final @Nullable Duration retryAfter;
 
   Outcome(@Nullable T value, boolean hasValue, @Nullable Throwable failure, StopReason stopReason, int attempts,
-      Duration elapsed, @Nullable Duration retryAfter) {
+      long elapsedNanos, @Nullable Duration retryAfter) {
     this.value = value;
     this.hasValue = hasValue;
     this.failure = failure;
     this.stopReason = stopReason;
     this.attempts = attempts;
-    this.elapsed = elapsed;
+    this.elapsedNanos = elapsedNanos;
     this.retryAfter = retryAfter;
   }
 
@@ -68,7 +69,7 @@ public final class Outcome<T> {
 
   /** Time from the start of the call to its end, guarded pause included. */
   public Duration elapsed() {
-    return elapsed;
+    return Duration.ofNanos(elapsedNanos);
   }
 
   /** When the refusing guard or the dependency expects to accept work again, where known. */
@@ -92,7 +93,7 @@ public final class Outcome<T> {
 
   @Override
   public String toString() {
-    return "Outcome[" + stopReason + ", attempts=" + attempts + ", elapsed=" + elapsed.toMillis() + "ms"
+    return "Outcome[" + stopReason + ", attempts=" + attempts + ", elapsed=" + Duration.ofNanos(elapsedNanos).toMillis() + "ms"
         + (failure != null ? ", failure=" + failure : ", value=" + value) + "]";
   }
 }

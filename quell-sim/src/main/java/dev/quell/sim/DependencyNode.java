@@ -145,9 +145,9 @@ final class DependencyNode extends Node {
   }
 
   @Override
-  void submit(Reply reply) {
+  void submit(Reply reply, int second, int phase) {
     long now = engine.clock.nanoTime();
-    arrived(now);
+    arrived(second, phase);
     at(now);
     if (isDown) {
       refusedOutage++;

@@ -7,10 +7,9 @@ import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
+import dev.quell.internal.OutcomeReceiver;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -99,25 +98,25 @@ final class Edge {
     }
     callsPerPhase[c.phase]++;
     callsPerLevel[c.level]++;
-    CompletableFuture<Outcome<Object>> outcome;
     if (context == ResilienceContext.EMPTY && this == engine.entry) {
-      outcome = policy.runAsync(c);
+      policy.runAsync(c);
     } else {
       ResilienceContext.Scope scope = context.open();
       try {
-        outcome = policy.runAsync(c);
+        policy.runAsync(c);
       } finally {
         scope.close();
       }
     }
-    outcome.whenComplete(c);
+    c.returned();
   }
 
   private CompletionStage<Object> attempt(Call c, Attempt attempt) {
     long now = engine.clock.nanoTime();
     int s = engine.second(now);
+    int phase = engine.phases.of(now);
     attempts++;
-    attemptsPerPhase[engine.phases.of(now)]++;
+    attemptsPerPhase[phase]++;
     boolean hedge = attempt.isHedge();
     if (hedge) {
       hedges++;
@@ -136,11 +135,11 @@ final class Edge {
       }
     }
     Reply reply = new Reply(c, hedge);
-    to.submit(reply);
+    to.submit(reply, s, phase);
     return reply;
   }
 
-  private void ended(Call c, Outcome<Object> o) {
+  private void ended(Call c, Outcome<Object> o, long elapsedNanos) {
     ended++;
     StopReason reason = o.stopReason();
     stops[reason.ordinal()]++;
@@ -184,7 +183,7 @@ final class Edge {
         }
       }
     }
-    latencies.record(o.elapsed().toNanos());
+    latencies.record(elapsedNanos);
   }
 
   /** Records the budget's balance at the end of second {@code s}. */
@@ -198,9 +197,12 @@ final class Edge {
 
   /**
    * One call on this edge: the work the policy runs for each attempt, and the receiver of its
-   * outcome (one object per call, instead of a lambda for each role).
+   * outcome (one object per call, instead of a lambda for each role). The outcome comes straight
+   * from the driver ({@link OutcomeReceiver}), not through a stage hung on the caller's future, and
+   * is taken at the moment such a stage would have run: when the future completes, or, for a call
+   * that ended before {@code runAsync} returned, once it has.
    */
-  static final class Call implements Resilience.AsyncWork<Object>, BiConsumer<Outcome<Object>, Throwable> {
+  static final class Call implements Resilience.AsyncWork<Object>, OutcomeReceiver {
     final Edge edge;
     final long started;
     final int second;
@@ -208,6 +210,10 @@ final class Edge {
     final int level;
     private final Consumer<Outcome<Object>> then;
     long lastAttemptEnded;
+    /** True once {@code runAsync} has returned. */
+    private boolean returned;
+    /** The outcome of a call that ended before {@code runAsync} returned, held until it has. */
+    private @Nullable Outcome<Object> early;
 
     Call(Edge edge, long started, int second, int phase, int level, Consumer<Outcome<Object>> then) {
       this.edge = edge;
@@ -224,12 +230,28 @@ final class Edge {
     }
 
     @Override
-    public void accept(@Nullable Outcome<Object> o, @Nullable Throwable failure) {
+    @SuppressWarnings("unchecked") // the outcome of this work, whose values are Objects
+    public void callEnded(Outcome<?> outcome, long elapsedNanos) {
+      if (!returned) {
+        early = (Outcome<Object>) outcome; // rare: its elapsed time is read back from it
+        return;
+      }
+      end((Outcome<Object>) outcome, elapsedNanos);
+    }
+
+    /** {@code runAsync} returned: an outcome that came before may be taken now. */
+    void returned() {
+      returned = true;
+      Outcome<Object> o = early;
+      if (o != null) {
+        early = null;
+        end(o, o.elapsed().toNanos());
+      }
+    }
+
+    private void end(Outcome<Object> o, long elapsedNanos) {
       try {
-        if (o == null) {
-          throw new IllegalStateException("a simulated call ended without an outcome", failure);
-        }
-        edge.ended(this, o);
+        edge.ended(this, o, elapsedNanos);
         then.accept(o);
       } catch (RuntimeException | Error e) {
         edge.engine.failed(e);

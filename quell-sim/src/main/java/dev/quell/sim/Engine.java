@@ -51,6 +51,8 @@ final class Engine {
   private @Nullable Throwable failure;
   private int sampled;
   private final Runnable arrival = this::arrive;
+  /** The clock's lane for arrivals: each is posted as the one before it arrives, so they come in order. */
+  private final int arrivalStream;
   private final Runnable sampler = this::sample;
   private final Consumer<Outcome<Object>> entryDone = o -> pending--;
 
@@ -63,6 +65,7 @@ final class Engine {
     SplittableRandom root = new SplittableRandom(seed);
     this.arrivals = root.split();
     this.clock = new SimClock(root.split());
+    this.arrivalStream = clock.stream();
     this.labels = root.split();
     this.end = simulation.duration().toNanos();
     this.seconds = (int) ((end + SECOND - 1) / SECOND);
@@ -163,7 +166,7 @@ final class Engine {
   }
 
   SimulationReport run() {
-    clock.post(arrival, gap());
+    clock.post(arrivalStream, arrival, gap());
     clock.post(sampler, Math.min(end, SECOND));
     // the calls must never see a context of the thread that runs the simulation (its deadline would be
     // on the real clock): an empty one stays open for the whole run, so unlabelled calls need none
@@ -196,7 +199,7 @@ final class Engine {
     if (now >= end) {
       return;
     }
-    clock.post(arrival, gap());
+    clock.post(arrivalStream, arrival, gap());
     ResilienceContext context = ResilienceContext.EMPTY;
     if (labelled) {
       double u = labels.nextDouble();

@@ -26,16 +26,19 @@ abstract class Node {
     this.queue = new Integrator(engine.seconds);
   }
 
-  /** Serves one attempt: completes {@code reply} later (or at once), unless the attempt was abandoned. */
-  abstract void submit(Reply reply);
+  /**
+   * Serves one attempt, sent now, in second {@code second} and phase {@code phase} of the run (the
+   * caller has them at hand): completes {@code reply} later (or at once), unless the attempt was
+   * abandoned.
+   */
+  abstract void submit(Reply reply, int second, int phase);
 
-  final void arrived(long now) {
+  final void arrived(int second, int phase) {
     received++;
-    int s = engine.second(now);
-    if (s < receivedPerSecond.length) {
-      receivedPerSecond[s]++;
+    if (second < receivedPerSecond.length) {
+      receivedPerSecond[second]++;
     }
-    receivedPerPhase[engine.phases.of(now)]++;
+    receivedPerPhase[phase]++;
   }
 
   abstract NodeReport report(long entryCalls, long[] entryCallsPerPhase, long[] entryOfferedPerSecond);

@@ -22,9 +22,9 @@ final class ServiceNode extends Node {
   }
 
   @Override
-  void submit(Reply reply) {
+  void submit(Reply reply, int second, int phase) {
     long now = engine.clock.nanoTime();
-    arrived(now);
+    arrived(second, phase);
     inFlight++;
     occupancy.set(now, inFlight);
     // the caller's attempt context (its deadline and criticality) is current while an attempt starts:
