@@ -153,7 +153,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
 
   @Override
   public void cancel(Call c, AttemptRecord attempt) {
-    if (attempt.settle()) {
+    if (settle(attempt)) {
       // the core has already ended the attempt; stop its work
       stopTimer(attempt);
       CompletableFuture<?> stage = attempt.stage;
@@ -236,7 +236,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
 
   @Override
   public void attemptCompleted(AttemptRecord attempt, @Nullable Object value, @Nullable Throwable failure) {
-    if (!attempt.settle()) {
+    if (!settle(attempt)) {
       if (failure == null) {
         discard(value); // the timeout or the core got there first: nobody will see this value
       }
@@ -254,7 +254,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       OFF_TIMER.execute(() -> attemptTimedOut(attempt)); // what follows may start user work
       return;
     }
-    if (!attempt.settle()) {
+    if (!settle(attempt)) {
       return;
     }
     CompletableFuture<?> abandoned = attempt.stage;
@@ -262,6 +262,11 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       abandoned.cancel(true);
     }
     attemptEnded(attempt, null, null, true, false);
+  }
+
+  /** Settles the attempt once; on a call confined to this thread, without an atomic operation. */
+  private boolean settle(AttemptRecord attempt) {
+    return onConfinedThread() ? attempt.settleConfined() : attempt.settle();
   }
 
   private static void stopTimer(AttemptRecord attempt) {

@@ -139,6 +139,18 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
     return SETTLED.compareAndSet(this, 0, 1);
   }
 
+  /**
+   * As {@link #settle()}, without an atomic operation: only for a call confined to one thread
+   * ({@code ConfinedTime}), on that thread, where completion, timeout and cancellation cannot race.
+   */
+  boolean settleConfined() {
+    if ((int) SETTLED.get(this) != 0) {
+      return false;
+    }
+    SETTLED.set(this, 1);
+    return true;
+  }
+
   /** True once completion, timeout or cancellation has settled it. */
   boolean isSettled() {
     return settled != 0;
