@@ -35,16 +35,10 @@ import org.jspecify.annotations.Nullable;
 final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord.AsyncTarget {
   private static final Executor OFF_TIMER = ForkJoinPool.commonPool();
   private static final VarHandle DELIVERED;
-  /** An attempt's timer and stage, written plainly (no fence) on a thread the call is confined to. */
-  private static final VarHandle TIMER;
-  private static final VarHandle STAGE;
 
   static {
     try {
-      MethodHandles.Lookup lookup = MethodHandles.lookup();
-      DELIVERED = lookup.findVarHandle(AsyncExecution.class, "delivered", int.class);
-      TIMER = lookup.findVarHandle(AttemptRecord.class, "timer", TimeSource.Scheduled.class);
-      STAGE = lookup.findVarHandle(AttemptRecord.class, "stage", CompletableFuture.class);
+      DELIVERED = MethodHandles.lookup().findVarHandle(AsyncExecution.class, "delivered", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -108,12 +102,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     // exactly at the timeout is judged the same way by both drivers
     if (timeout != Long.MAX_VALUE) {
       try {
-        TimeSource.Scheduled timer = time.schedule(attempt, timeout);
-        if (confined) {
-          TIMER.set(attempt, timer);
-        } else {
-          attempt.timer = timer;
-        }
+        attempt.setTimer(time.schedule(attempt, timeout), confined);
       } catch (RuntimeException | Error e) {
         attemptEnded(attempt, null, e, false, false); // a clock that cannot schedule: this attempt fails
         return;
@@ -135,11 +124,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     } finally {
       ambient.pop(frame);
     }
-    if (confined) {
-      STAGE.set(attempt, stage);
-    } else {
-      attempt.stage = stage;
-    }
+    attempt.setStage(stage, confined);
     if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting
     }
@@ -165,7 +150,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
 
   @Override
   public void wakeAfter(Call c, long delayNanos, int token) {
-    time.schedule(new Wake(this, token), delayNanos);
+    time.schedule(new TimerTask(this, token), delayNanos);
   }
 
   @Override
@@ -176,7 +161,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   @Override
   public void finish(Call c, long pauseNanos) {
     if (pauseNanos > 0) {
-      pauseTimer = time.schedule(new PauseOver(this), pauseNanos);
+      pauseTimer = time.schedule(new TimerTask(this, TimerTask.PAUSE), pauseNanos);
       if (callerCancelled) {
         cutPauseShort(); // cancelled while the pause was being armed
       }
@@ -188,15 +173,19 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   }
 
   /**
-   * A wake-up's timer task: one object, which on the real clock also carries the wake-up off the
-   * shared timer thread (on a virtual clock it runs inline).
+   * A wake-up's or the guarded pause's timer task: one object, which on the real clock also carries
+   * its consequence off the shared timer thread (on a virtual clock it runs inline).
    */
-  private static final class Wake implements Runnable {
+  private static final class TimerTask implements Runnable {
+    /** The {@link #token} of the guarded pause's task, which ends the call instead of waking it. */
+    static final long PAUSE = Long.MIN_VALUE;
+
     private final AsyncExecution<?> execution;
-    private final int token;
+    /** The wake-up's token (an int), or {@link #PAUSE}. */
+    private final long token;
     private boolean handedOff;
 
-    Wake(AsyncExecution<?> execution, int token) {
+    TimerTask(AsyncExecution<?> execution, long token) {
       this.execution = execution;
       this.token = token;
     }
@@ -206,28 +195,10 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       if (execution.realClock && !handedOff) {
         handedOff = true;
         OFF_TIMER.execute(this);
-      } else {
-        execution.wake(token);
-      }
-    }
-  }
-
-  /** The guarded pause's timer task, as {@link Wake}. */
-  private static final class PauseOver implements Runnable {
-    private final AsyncExecution<?> execution;
-    private boolean handedOff;
-
-    PauseOver(AsyncExecution<?> execution) {
-      this.execution = execution;
-    }
-
-    @Override
-    public void run() {
-      if (execution.realClock && !handedOff) {
-        handedOff = true;
-        OFF_TIMER.execute(this);
-      } else {
+      } else if (token == PAUSE) {
         execution.complete();
+      } else {
+        execution.wake((int) token);
       }
     }
   }

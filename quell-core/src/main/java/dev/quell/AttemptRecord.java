@@ -15,12 +15,16 @@ import org.jspecify.annotations.Nullable;
 final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nullable Throwable, @Nullable Object> {
   private static final VarHandle INTERRUPTION;
   private static final VarHandle SETTLED;
+  private static final VarHandle TIMER;
+  private static final VarHandle STAGE;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       INTERRUPTION = lookup.findVarHandle(AttemptRecord.class, "interruption", int.class);
       SETTLED = lookup.findVarHandle(AttemptRecord.class, "settled", int.class);
+      TIMER = lookup.findVarHandle(AttemptRecord.class, "timer", TimeSource.Scheduled.class);
+      STAGE = lookup.findVarHandle(AttemptRecord.class, "stage", CompletableFuture.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -65,6 +69,12 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
   long retryAfterNanos = -1;
   /** Set by an admitting gate: the permit is reserved, but the attempt may start only this much later. */
   long waitNanos;
+  /**
+   * The {@code now} the gates are handed for this attempt is the watchdog's last clock sighting (the
+   * synchronous fast path's coarse time, {@link Gate#coarseTime}), not a reading: a gate that needs
+   * exact time for a rarer decision reads its own clock.
+   */
+  boolean coarseNow;
   /** Set by a gate that handed a queued attempt its permit. Written by the releasing thread. */
   volatile boolean granted;
   /**
@@ -140,6 +150,27 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
   }
 
   /**
+   * Sets the attempt's timer; for a call confined to one thread ({@code ConfinedTime}), on that
+   * thread, with a plain write (no fence): no other thread reads it.
+   */
+  void setTimer(TimeSource.Scheduled t, boolean confined) {
+    if (confined) {
+      TIMER.set(this, t);
+    } else {
+      timer = t;
+    }
+  }
+
+  /** Sets the attempt's stage, as {@link #setTimer}. */
+  void setStage(CompletableFuture<?> s, boolean confined) {
+    if (confined) {
+      STAGE.set(this, s);
+    } else {
+      stage = s;
+    }
+  }
+
+  /**
    * As {@link #settle()}, without an atomic operation: only for a call confined to one thread
    * ({@code ConfinedTime}), on that thread, where completion, timeout and cancellation cannot race.
    */
@@ -195,6 +226,7 @@ final class AttemptRecord implements Runnable, BiFunction<@Nullable Object, @Nul
     }
     this.retryAfterNanos = -1;
     this.waitNanos = 0;
+    this.coarseNow = false;
     this.breakerTransition = -1;
     if (handle != null) {
       this.handle = null;

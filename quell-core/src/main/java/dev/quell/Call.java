@@ -273,7 +273,7 @@ class Call {
   /** Starts the call: emits the nested-retry event if asked, then admits the first attempt. */
   void start(boolean nestedInsideRetryingCall) {
     Effect batch;
-    if (confinedTo == Thread.currentThread()) {
+    if (onConfinedThread()) {
       batch = startLocked(nestedInsideRetryingCall);
     } else {
       synchronized (this) {
@@ -343,7 +343,7 @@ class Call {
    */
   boolean begin(AttemptRecord attempt) {
     Effect batch;
-    if (confinedTo == Thread.currentThread()) {
+    if (onConfinedThread()) {
       batch = beginLocked(attempt);
     } else {
       synchronized (this) {
@@ -473,7 +473,7 @@ class Call {
   void attemptEnded(AttemptRecord attempt, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
       boolean cancelled, @Nullable Verdict known) {
     Effect batch;
-    if (confinedTo == Thread.currentThread()) {
+    if (onConfinedThread()) {
       endedLocked(attempt, result, failure, timedOut, cancelled, known, time.nanoTime());
       batch = claimOutbox();
     } else {
@@ -536,7 +536,7 @@ class Call {
   /** A wake-up the core asked for came due. Stale wake-ups (for a plan since replaced) are ignored. */
   void wake(int token) {
     Effect batch;
-    if (confinedTo == Thread.currentThread()) {
+    if (onConfinedThread()) {
       wakeLocked(token);
       batch = claimOutbox();
     } else {
@@ -1177,7 +1177,7 @@ class Call {
         }
         throw t;
       }
-      if (confinedTo == Thread.currentThread()) {
+      if (onConfinedThread()) {
         batch = nextBatch();
       } else {
         synchronized (this) {

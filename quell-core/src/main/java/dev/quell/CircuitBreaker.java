@@ -343,7 +343,7 @@ public final class CircuitBreaker {
         return true;
       }
       // a ramp, a break or a probe is judged on an exact reading even when handed a coarse one
-      return admitUnlessClosed(attempt, index, coarse ? time.nanoTime() : now, ph);
+      return admitUnlessClosed(attempt, index, attempt.coarseNow ? time.nanoTime() : now, ph);
     }
 
     @Override
@@ -377,7 +377,7 @@ public final class CircuitBreaker {
       if ((mark & 1) == 0) {
         closedOutcome((Closed) ph, attempt, how, now);
       } else {
-        probeOutcome((HalfOpen) ph, attempt, how, coarse ? time.nanoTime() : now); // starts a phase: exact
+        probeOutcome((HalfOpen) ph, attempt, how, attempt.coarseNow ? time.nanoTime() : now); // starts a phase: exact
       }
     }
   }

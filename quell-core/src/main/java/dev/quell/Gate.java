@@ -74,9 +74,10 @@ abstract class Gate {
    * Whether this gate decides alike when {@code now} is the watchdog's last sighting of the real
    * clock ({@link Watchdog#sighting()}: never later than a reading, up to about 100 ms earlier)
    * instead of a reading — for admitting a first attempt and releasing it as {@link #SUCCEEDED}.
-   * When every gate of a policy says so, the synchronous fast path reads no clock on success. A gate
-   * that says so and needs exact time for a rarer decision (an open breaker's break, a probe) reads
-   * its own clock for it.
+   * When every gate of a policy says so, the synchronous fast path reads no clock on success, and
+   * marks the attempt ({@link AttemptRecord#coarseNow}): a gate that says so and needs exact time
+   * for a rarer decision (an open breaker's break, a probe) reads its own clock for that attempt.
+   * Every other caller hands the gates an exact reading, which they use as it is.
    */
   boolean coarseTime() {
     return false;

@@ -212,6 +212,7 @@ final class SyncExecution implements Call.Driver {
     long timeout = Math.min(policy.attemptCeilingNanos(start), policy.deadlineNanos);
     AttemptRecord r = scratch.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, policy.markSlots);
     r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
+    r.coarseNow = coarse;
     Gate[] gates = policy.gates;
     int admitted = 0;
     for (int i = 0; i < gates.length; i++) {

@@ -8,9 +8,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A breaker on the real clock may be handed the watchdog's last clock sighting — a reading up to
- * about 100 ms old — instead of a fresh one, so that the synchronous fast path reads no clock on
- * success. These tests pin where it accepts that ({@link Gate#coarseTime}) and that the decisions
- * a stale reading could change — a break, a probe, a ramp — are taken on an exact reading anyway.
+ * about 100 ms old, the attempt marked {@code coarseNow} — instead of a fresh one, so that the
+ * synchronous fast path reads no clock on success. These tests pin where it accepts that
+ * ({@link Gate#coarseTime}) and that the decisions a stale reading could change — a break, a probe,
+ * a ramp — are taken on an exact reading anyway, while an unmarked reading is used as it is.
  */
 class CircuitBreakerCoarseTimeTest {
   private static final CircuitBreaker.Config TRIPS_AT_ONCE = CircuitBreaker.Config.DEFAULT
@@ -55,7 +56,11 @@ class CircuitBreakerCoarseTimeTest {
     spinPast(tripped, Duration.ofMillis(20)); // the break of at most 1 ms is over, whatever the machine
 
     // handed the reading from before the trip, the break would seem not to have begun
+    AttemptRecord unmarked = attempt(before);
+    assertThat(gate.tryAdmit(unmarked, 0, before))
+        .as("a reading not marked coarse is taken as it is: no clock read of its own").isFalse();
     AttemptRecord probe = attempt(before);
+    probe.coarseNow = true;
     assertThat(gate.tryAdmit(probe, 0, before)).as("the break is over by the clock").isTrue();
     assertThat(b.state()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
   }
@@ -75,6 +80,7 @@ class CircuitBreakerCoarseTimeTest {
 
     // a reading ten minutes old would put the whole ramp in the past and admit everything at once
     long ancient = System.nanoTime() - Duration.ofMinutes(11).toNanos();
+    probe.coarseNow = true;
     gate.release(probe, 0, Gate.SUCCEEDED, ancient);
     assertThat(b.state()).isEqualTo(CircuitBreaker.State.CLOSED);
     int admitted = 0;

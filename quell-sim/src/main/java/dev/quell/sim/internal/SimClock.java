@@ -199,7 +199,6 @@ public final class SimClock implements TimeSource, ConfinedTime {
     return size + laneLive;
   }
 
-  /** Adds an event; a {@code timer}'s delay may open a lane (the simulator's own events' delays are random). */
   /** Adds an event {@code delay} (0 or more) from now, to {@code lane}, or to the heap for -1. */
   private int add(Runnable t, long delay, int lane) {
     if (Thread.currentThread() != owner) {
