@@ -242,4 +242,33 @@ class WeakTrackerTest {
     assertThat(tracker.groups()).hasSize(50).allSatisfy(g -> assertThat(g.size()).isEqualTo(10));
     assertThat(events.log).hasSize(50);
   }
+
+  @Test
+  void highestPicksTheLiveMemberWithTheLargestMeasureTheOldestOfEqualsAndNeverANaN() {
+    WeakTracker<Thing, String> tracker = new WeakTracker<>(0);
+    Recorded events = new Recorded();
+    Thing nan = new Thing("a");
+    nan.count = -1; // measured as NaN below
+    Thing low = new Thing("a");
+    low.count = 1;
+    Thing high = new Thing("a");
+    high.count = 5;
+    Thing tie = new Thing("a");
+    tie.count = 5;
+    for (Thing t : List.of(nan, low, high, tie)) {
+      tracker.watch(t, "a", "", events);
+    }
+    WeakTracker.Group<Thing, String> group = tracker.groups().get(0);
+    java.util.function.ToDoubleFunction<Thing> measure = t -> t.count < 0 ? Double.NaN : t.count;
+    assertThat(group.highest(measure)).isSameAs(high);
+
+    tracker.simulateCollected(high);
+    tracker.drain(events);
+    assertThat(group.highest(measure)).as("the tie, once the first is gone").isSameAs(tie);
+
+    tracker.simulateCollected(tie);
+    tracker.simulateCollected(low);
+    tracker.drain(events);
+    assertThat(group.highest(measure)).as("only a NaN left: nothing to report").isNull();
+  }
 }
