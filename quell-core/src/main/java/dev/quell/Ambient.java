@@ -4,9 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Per-thread state of synchronous calls: a stack of frames — one per open {@link ResilienceContext}
- * scope and one per running attempt — plus the first-attempt fast path that may be running, and a
- * pool of {@link Call} objects for the synchronous calls running on this thread (one per nesting
- * level), so a synchronous call allocates no call state of its own.
+ * scope and one per running attempt — plus the first-attempt fast lanes that may be running, and
+ * the attempt timers ({@link Watchdog.Slot}) of the synchronous calls driven on this thread, one
+ * per nesting level. Nothing here belongs to a call: a call that needs state of its own (it failed,
+ * hedged, or listens) allocates it, so no other thread can reach one call's state from the next.
  *
  * <p>Every attempt, whichever driver runs it, publishes the same context to calls nested inside
  * it: the caller's context, with the deadline at the attempt's own end (its timeout, or the time
@@ -19,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * fast attempt reads no clock, so its end is known to nested calls from the watchdog's first
  * sighting of it: at most a tick or two later than its true end.
  *
- * <p>One {@link ThreadLocal} lookup per call; frames, slots and calls are reused.
+ * <p>One {@link ThreadLocal} lookup per call; frames and timers are reused, because only this
+ * thread pushes, arms or disarms them (the watchdog's claim on a timer is settled by its stamp).
  */
 final class Ambient {
   private static final ThreadLocal<Ambient> CURRENT = ThreadLocal.withInitial(Ambient::new);
@@ -32,9 +34,14 @@ final class Ambient {
   private int fastDepth;
   /** The fast attempt's call may retry. */
   private boolean fastRetries;
-  /** Pooled synchronous drivers (each with its call object), by nesting level. */
-  private SyncExecution[] drivers = new SyncExecution[2];
-  private int activeDrivers;
+  /** Attempt timers of the synchronous calls driven on this thread, by nesting level (see {@link #enter}). */
+  private Watchdog.@Nullable Slot[] slots = new Watchdog.Slot[2];
+  /** Synchronous calls being driven on this thread: the next call's nesting level. */
+  private int levels;
+  /** The timed fast lane's attempt record: used by this thread alone, and only while its first attempt runs. */
+  private @Nullable AttemptRecord fastRecord;
+  /** The hedged fast lane of this thread (see {@link SyncExecution.HedgedLane}). */
+  private SyncExecution.@Nullable HedgedLane hedgedLane;
 
   static Ambient get() {
     return CURRENT.get();
@@ -54,27 +61,54 @@ final class Ambient {
     @Nullable Criticality criticality;
   }
 
-  /** A driver and call object for a synchronous call on this thread; give it back with {@link #releaseDriver}. */
-  SyncExecution acquireDriver() {
-    if (activeDrivers == drivers.length) {
-      SyncExecution[] grown = new SyncExecution[activeDrivers * 2];
-      System.arraycopy(drivers, 0, grown, 0, activeDrivers);
-      drivers = grown;
-    }
-    SyncExecution d = drivers[activeDrivers];
-    if (d == null) {
-      d = drivers[activeDrivers] = new SyncExecution();
-    }
-    activeDrivers++;
-    return d;
+  /**
+   * A synchronous call starts being driven on this thread: returns its nesting level, whose attempt
+   * timer ({@link #slotAt}) it may arm. Pair with {@link #exit}. The call's own state is the call's:
+   * only the timer, which no other thread arms or disarms, is kept per level.
+   */
+  int enter() {
+    return levels++;
   }
 
-  /** Gives back the innermost driver. */
-  void releaseDriver(SyncExecution driver) {
-    driver.call.clear();
-    if (activeDrivers > 0 && drivers[activeDrivers - 1] == driver) {
-      activeDrivers--;
+  /** The innermost synchronous call driven on this thread is over. */
+  void exit() {
+    if (levels > 0) {
+      levels--;
     }
+  }
+
+  /** The attempt timer of nesting level {@code level} on this thread (made on first use). */
+  Watchdog.Slot slotAt(int level) {
+    Watchdog.@Nullable Slot[] s = slots;
+    if (level >= s.length) {
+      s = slots = java.util.Arrays.copyOf(s, Math.max(level + 1, s.length * 2));
+    }
+    Watchdog.Slot slot = s[level];
+    if (slot == null) {
+      slot = s[level] = Watchdog.INSTANCE.newSlot();
+    }
+    return slot;
+  }
+
+  /**
+   * The timed fast lane's record for the gates. Reached by no other thread: the gates it is handed
+   * to keep nothing of it, and a first attempt that fails is copied into a call of its own.
+   */
+  AttemptRecord fastRecord() {
+    AttemptRecord r = fastRecord;
+    if (r == null) {
+      r = fastRecord = new AttemptRecord();
+    }
+    return r;
+  }
+
+  /** This thread's hedged fast lane. */
+  SyncExecution.HedgedLane hedgedLane() {
+    SyncExecution.HedgedLane lane = hedgedLane;
+    if (lane == null) {
+      lane = hedgedLane = new SyncExecution.HedgedLane(Thread.currentThread());
+    }
+    return lane;
   }
 
   /** Arms the fast path's slot for its attempt; the caller must check {@link #inFastAttempt()} first. */

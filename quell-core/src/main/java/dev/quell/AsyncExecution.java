@@ -113,14 +113,23 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time,
         publishedCriticality, retries);
     CompletableFuture<T> stage;
+    // the stage the work returned: its end is what the attempt hears, even when the future Quell
+    // cancels is a copy of it (a minimal stage's, which a cancel does not reach): a value that still
+    // arrives then goes to the discard hook instead of being dropped with the copy
+    CompletionStage<T> origin;
     try {
       CompletionStage<T> started = work.start(new Attempt(attempt.number, timeout, remaining(start),
           attempt.kind == AttemptRecord.HEDGE, criticality));
-      stage = started == null
-          ? CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"))
-          : started.toCompletableFuture();
+      if (started == null) {
+        stage = CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"));
+        origin = stage;
+      } else {
+        origin = started;
+        stage = futureOf(started);
+      }
     } catch (Throwable t) {
       stage = CompletableFuture.failedFuture(t);
+      origin = stage;
     } finally {
       ambient.pop(frame);
     }
@@ -128,11 +137,20 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting
     }
-    if (stage instanceof DirectStage) {
-      ((DirectStage) stage).whenDone(attempt); // tells the attempt itself: no dependent stage
+    if (origin instanceof DirectStage) {
+      ((DirectStage) origin).whenDone(attempt); // tells the attempt itself: no dependent stage
     } else {
       // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
-      stage.handle(attempt);
+      origin.handle(attempt);
+    }
+  }
+
+  /** The future Quell cancels for a stage: the stage itself when it is one; a copy when it cannot be had. */
+  private static <T> CompletableFuture<T> futureOf(CompletionStage<T> started) {
+    try {
+      return started.toCompletableFuture();
+    } catch (UnsupportedOperationException e) {
+      return new CompletableFuture<>(); // (the spec allows it): nothing to cancel; the origin still reports
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.quell;
 
+import dev.quell.internal.Problems;
+
 import java.time.Duration;
 
 /**
@@ -18,7 +20,7 @@ public final class AttemptTimeoutException extends ResilienceException {
    * during a storm it is made for every attempt, where filling one in is a large share of the cost.
    */
   public AttemptTimeoutException(Duration timeout) {
-    super("attempt timed out after " + timeout.toMillis() + " ms", null, false);
+    super("attempt timed out after " + Problems.duration(timeout), null, false);
     this.timeout = timeout;
   }
 

@@ -171,8 +171,8 @@ public interface Backoff {
 
     @Override
     public String toString() {
-      return "exponential(" + transientBase.toMillis() + " ms transient, " + throttledBase.toMillis()
-          + " ms throttled, ×" + factor + ", max " + max.toMillis() + " ms, " + jitter + " jitter)";
+      return "exponential(" + Problems.duration(transientBase) + " transient, " + Problems.duration(throttledBase)
+          + " throttled, ×" + factor + ", max " + Problems.duration(max) + ", " + jitter + " jitter)";
     }
   }
 
@@ -213,7 +213,7 @@ public interface Backoff {
 
     @Override
     public String toString() {
-      return delay.isZero() ? "none" : "constant(" + delay.toMillis() + " ms)";
+      return delay.isZero() ? "none" : "constant(" + Problems.duration(delay) + ")";
     }
   }
 }

@@ -165,9 +165,8 @@ class Call {
 
   Call() {}
 
-  /** Prepares this (possibly reused) call object for a new call. Not thread-safe: before {@link #start}. */
+  /** Sets up this new call object. Once per object: a call's state is never handed to another call. Before {@link #start}. */
   Call init(Resilience policy, long now, @Nullable ResilienceContext ambient, Driver driver) {
-    this.initialised = true;
     this.policy = policy;
     this.time = policy.timeSource();
     this.confinedTo = time instanceof ConfinedTime ? ((ConfinedTime) time).owner() : null;
@@ -204,69 +203,9 @@ class Call {
     this.hedgeDelayNanos = hedging ? policy.hedgeDelayNanos(now) : Long.MAX_VALUE;
     this.endNanos = now;
     this.finishedNanos = now;
-    if (used) {
-      resetState(); // a reused call object: what the last call left (a new one holds the initial values)
-    }
-    used = true;
     return this;
   }
 
-  /** True once {@link #init} has run: the object may hold a previous call's state. */
-  private boolean used;
-
-  /** Puts the per-call state back to the values a new call object starts with. */
-  private void resetState() {
-    this.phase = NEW;
-    for (int i = 0; i < recordCount; i++) {
-      records[i].handle = null;
-    }
-    this.recordCount = 0;
-    this.attempts = 0;
-    this.inFlight = 0;
-    this.planned = 0;
-    this.hedges = 0;
-    this.pending = null;
-    this.queuedGate = -1;
-    this.wakeFor = 0;
-    this.stopReason = null;
-    this.pauseNanos = 0;
-    this.refusalRetryAfterNanos = -1;
-    this.lastResult = null;
-    this.lastFailure = null;
-    this.lastHasValue = false;
-    this.lastVerdict = null;
-    this.outHead = null;
-    this.outTail = null;
-    this.delivering = false;
-    this.deliverer = null;
-  }
-
-  /** Drops references to user objects so that a pooled call object keeps no policy, budget or result alive. */
-  void clear() {
-    if (!initialised) {
-      return; // never set up since the last clear (a fast path answered): nothing to let go of
-    }
-    initialised = false;
-    policy = Resilience.NONE;
-    time = SystemTime.INSTANCE;
-    confinedTo = null;
-    budget = RetryBudget.NONE;
-    gates = NO_GATES;
-    listeners = List.of();
-    observers = NO_OBSERVERS;
-    lastResult = null;
-    lastFailure = null;
-    lastVerdict = null;
-    for (int i = 0; i < recordCount; i++) {
-      records[i].handle = null;
-    }
-  }
-
-  /** Set by {@link #init}, so that {@link #clear} skips a call no fast path set up. */
-  private boolean initialised;
-
-  private static final Gate[] NO_GATES = {};
-  private static final CallObserver[] NO_OBSERVERS = {};
 
   // ---------------------------------------------------------------- inputs
 
@@ -291,6 +230,9 @@ class Call {
   private @Nullable Effect startLocked(boolean nestedInsideRetryingCall) {
     long now = time.nanoTime();
     budget.callStarted();
+    if (hedging) {
+      creditHedgeAllowance(policy);
+    }
     phase = RUNNING;
     if (nestedInsideRetryingCall && policy.attempts() > 1) {
       event(ResilienceEvent.Type.NESTED_RETRY, now, 0, null, 0);
@@ -685,9 +627,8 @@ class Call {
       stop(StopReason.DEADLINE_EXCEEDED, now, 0);
       return;
     }
-    if (!budget.wouldFund(criticality)) {
+    if (!budget.wouldFund(criticality) && refusedBeforeWait(now)) {
       // known now, so the caller does not sleep the backoff only to be refused after it
-      refuse(StopReason.BUDGET_EXHAUSTED, budget.retryAfterNanos(criticality), now);
       return;
     }
     if (observed) {
@@ -705,6 +646,44 @@ class Call {
   }
 
   /**
+   * The budget will not fund the retry the call is about to wait for. Rather than sleep the backoff
+   * only to be refused after it, the retry is put to the gates now, in their one order, so that the
+   * first gate that refuses is the one reported (an open breaker before an empty budget), exactly
+   * as after the wait. Returns true when a gate refused and the call has ended. If every gate admits
+   * (the budget was refilled meanwhile) or a gate would queue the retry, nothing is kept: what was
+   * admitted is given back and the call waits its backoff as usual.
+   */
+  private boolean refusedBeforeWait(long now) {
+    AttemptRecord r = newRecord(AttemptRecord.RETRY, now);
+    r.timeoutNanos = remaining(now);
+    Gate[] g = gates;
+    for (int i = 0; i < g.length; i++) {
+      if (i == budgetGate) {
+        // asked, not charged: the retry is not going to start now
+        if (budget.wouldFund(criticality)) {
+          break;
+        }
+        refused(r, StopReason.BUDGET_EXHAUSTED, budget.retryAfterNanos(criticality), now);
+        return true;
+      }
+      boolean admitted = g[i].tryAdmit(r, i, now);
+      transitions(r, now);
+      if (admitted) {
+        r.admitted = i + 1;
+        continue;
+      }
+      if (g[i].maxWaitNanos() > 0) {
+        break; // this gate would queue the retry rather than refuse it: let the wait decide
+      }
+      refused(r, g[i].refusal(), r.retryAfterNanos, now);
+      return true;
+    }
+    release(r, Gate.NOT_STARTED, now);
+    r.state = AttemptRecord.ENDED;
+    return false;
+  }
+
+  /**
    * Sends the next hedge if every gate admits it. A hedge the budget (or any gate) will not fund is
    * suppressed, not a refusal: the call goes on with the attempts it has, and sends no more hedges.
    */
@@ -712,6 +691,15 @@ class Call {
     long left = remaining(now);
     if (Draining.isDraining() || left <= 0) {
       return; // no new attempt starts; those running decide
+    }
+    TokenBucket allowance = policy.hedgeAllowance;
+    if (allowance != null && !allowance.trySpend(criticality)) {
+      // the extra load asked for is spent: this call goes on with the attempts it has
+      hedging = false;
+      if (observed) {
+        event(ResilienceEvent.Type.HEDGE_SUPPRESSED, now, attempts, null, 0);
+      }
+      return;
     }
     AttemptRecord r = newRecord(AttemptRecord.HEDGE, now);
     r.timeoutNanos = left;
@@ -736,6 +724,14 @@ class Call {
     }
     hedges++;
     planStart(r, now);
+  }
+
+  /** A call that may hedge is starting: it earns its share of a hedge (see {@link Resilience#hedgeAllowance}). */
+  static void creditHedgeAllowance(Resilience policy) {
+    TokenBucket allowance = policy.hedgeAllowance;
+    if (allowance != null && policy.attempts() > 1) {
+      allowance.deposit();
+    }
   }
 
   /** Asks the gates, in order, to admit an attempt of {@code kind} at {@code now}. */

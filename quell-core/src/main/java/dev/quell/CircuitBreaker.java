@@ -194,6 +194,7 @@ public final class CircuitBreaker {
         .require(config != null, "breaker config", null, "must not be null (use CircuitBreaker.Config.DEFAULT)")
         .require(timeSource != null, "breaker timeSource", null, "must not be null (use TimeSource.system())")
         .throwIfAny();
+    new Config.Settings(config).validate(true); // how the settings fit together, whatever order they were given in
     return new CircuitBreaker(name, config, timeSource);
   }
 
@@ -929,8 +930,10 @@ public final class CircuitBreaker {
 
   /**
    * How a breaker decides: an immutable value. Start from {@link #DEFAULT} and change it with the
-   * {@code with…} methods, or several settings at once with {@link #with(Consumer)}; every change is
-   * validated at once, and every problem is reported together in one
+   * {@code with…} methods, or several settings at once with {@link #with(Consumer)}. Each setting is
+   * checked as it is given; how the settings fit together (the maximum break is at least the first)
+   * is checked when a breaker is built from the config, so they can be given in any order. Every
+   * problem is reported together in one
    * {@link ResilienceConfigurationException}. Durations beyond about 292 years (such as
    * {@code Duration.ofSeconds(Long.MAX_VALUE)}) are accepted and mean "for ever".
    */
@@ -957,7 +960,7 @@ public final class CircuitBreaker {
     private final Duration ramp;
 
     private Config(Settings s) {
-      s.validate();
+      s.validate(false);
       this.failureRate = s.failureRate;
       this.minimumCalls = s.minimumCalls;
       this.window = Objects.requireNonNull(s.window);
@@ -1212,7 +1215,12 @@ public final class CircuitBreaker {
       /** See {@link Config#withRamp}. */
       public Settings ramp(Duration ramp) { open().ramp = ramp; return this; }
 
-      void validate() {
+      /**
+       * Checks each setting; with {@code whole}, also how they fit together. A config is checked
+       * whole only when a breaker is built from it, so that its {@code with…} methods can be chained
+       * in any order ({@code withBreakDuration(10 min).withMaxBreakDuration(30 min)}).
+       */
+      void validate(boolean whole) {
         Problems p = new Problems();
         p.require(Double.isFinite(failureRate) && failureRate > 0 && failureRate <= 1, "breaker failureRate",
             failureRate, "must be in (0, 1]");
@@ -1234,7 +1242,7 @@ public final class CircuitBreaker {
         p.require(breakOk, "breaker breakDuration", shown(breakDuration), "must be a positive duration");
         boolean maxOk = maxBreakDuration != null && !maxBreakDuration.isNegative() && !maxBreakDuration.isZero();
         p.require(maxOk, "breaker maxBreakDuration", shown(maxBreakDuration), "must be a positive duration");
-        if (breakOk && maxOk) {
+        if (whole && breakOk && maxOk) {
           p.require(maxBreakDuration.compareTo(breakDuration) >= 0, "breaker maxBreakDuration", shown(maxBreakDuration),
               "must be at least breakDuration (" + shown(breakDuration) + ")");
         }
@@ -1243,12 +1251,9 @@ public final class CircuitBreaker {
         p.throwIfAny();
       }
 
-      /** Durations too long for nanoseconds are shown as they are, never converted. */
+      /** As every message writes a duration: "250 ms", "forever", or ISO form. */
       private static @Nullable Object shown(@Nullable Duration d) {
-        if (d == null || d.isNegative() || d.compareTo(MAX_NANOS) > 0) {
-          return d == null ? null : d.toString();
-        }
-        return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toString();
+        return d == null ? null : Problems.duration(d);
       }
     }
   }

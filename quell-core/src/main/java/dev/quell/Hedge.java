@@ -48,6 +48,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable; each {@code with…} returns a new one.
  */
 public final class Hedge {
+  /**
+   * The hedges a {@link #maxExtraLoad} policy may send in a burst beyond its share: it earns
+   * {@code load} of a hedge per call and holds at most this many, so over any run its hedges are at
+   * most {@code load × calls + 10}.
+   */
+  static final double ALLOWANCE_BURST = 10;
+
   private final long delayNanos;
   private final double maxExtraLoad;
   private final int maxHedges;
@@ -76,6 +83,11 @@ public final class Hedge {
   /**
    * Hedges at the latency quantile that costs at most {@code load} extra attempts: at 0.05, the
    * 95th percentile of this policy's recent successful attempts. At most one hedge; a floor of 1 ms.
+   *
+   * <p>It is a maximum, not a target: beside the quantile, the policy keeps an allowance (as
+   * Finagle's backup requests do) that earns {@code load} of a hedge for every call and holds at most
+   * {@value #ALLOWANCE_BURST}; a hedge it cannot pay for is not sent. So whatever the tail does to
+   * the measured quantile, a policy's hedges stay at most {@code load × calls + 10}.
    *
    * @param load in (0, 1): the share of extra attempts you accept
    */
@@ -190,9 +202,9 @@ public final class Hedge {
 
   @Override
   public String toString() {
-    String when = delayNanos >= 0 ? "after " + Duration.ofNanos(delayNanos).toMillis() + " ms"
+    String when = delayNanos >= 0 ? "after " + Problems.duration(Durations.ofNanosOrForever(delayNanos))
         : "at p" + Math.round(quantile() * 1000) / 10.0 + " (max extra load " + maxExtraLoad + ", floor "
-            + Duration.ofNanos(floorNanos).toMillis() + " ms)";
+            + Problems.duration(Duration.ofNanos(floorNanos)) + ")";
     return "Hedge[" + when + ", up to " + maxHedges + (maxHedges == 1 ? " hedge" : " hedges")
         + (retries ? ", then retries" : "") + "]";
   }

@@ -18,7 +18,8 @@ public enum Jitter {
     }
     switch (this) {
       case FULL:
-        return random.nextLong(nanos + 1);
+        // [0, nanos]; at the longest delay there is, [0, nanos) (nanos + 1 would overflow)
+        return random.nextLong(nanos == Long.MAX_VALUE ? nanos : nanos + 1);
       case EQUAL:
         long half = nanos / 2;
         return half + random.nextLong(nanos - half + 1);

@@ -124,6 +124,14 @@ public final class Resilience {
   final @Nullable Hedge hedge;
   /** This instance's latencies, when measured timing or a measured hedge delay needs them; else null. */
   final @Nullable LatencyHistogram latencies;
+  /**
+   * The allowance that makes {@link Hedge#maxExtraLoad} a maximum, as Finagle's backup requests have
+   * one beside their quantile: every call that may hedge deposits the load's share of a token, every
+   * hedge spends one, and the bucket holds {@link Hedge#ALLOWANCE_BURST}. So over any run, hedges are
+   * at most {@code load × calls + 10}, however the latency's tail moves the quantile. Null for a
+   * fixed delay.
+   */
+  final @Nullable TokenBucket hedgeAllowance;
   private final int minSamples;
   private final AtomicBoolean warned = new AtomicBoolean();
   /** This instance for work that must not be repeated; made on first use. */
@@ -203,6 +211,10 @@ public final class Resilience {
             : MeasuredTiming.DEFAULT_WINDOW.toNanos())
         : null;
     this.minSamples = measuredTiming != null ? measuredTiming.minSamples() : MeasuredTiming.DEFAULT_MIN_SAMPLES;
+    this.hedgeAllowance = measuredHedge
+        ? new TokenBucket("hedge allowance of " + name, hedge.maxExtraLoad().orElseThrow(), 0,
+            Hedge.ALLOWANCE_BURST, timeSource)
+        : null;
     if (measuredHedge && latencies != null) {
       latencies.cacheQuantile(hedge.quantile());
     }
@@ -362,6 +374,7 @@ public final class Resilience {
     this.backoffMaxNanos = base.backoffMaxNanos;
     this.hedge = null;
     this.latencies = base.latencies;
+    this.hedgeAllowance = null; // (it never hedges)
     this.minSamples = base.minSamples;
     this.fastEndTime = base.fastEndTime;
     this.fastCoarseTime = base.fastCoarseTime;
@@ -802,8 +815,8 @@ public final class Resilience {
   @Override
   public String toString() {
     return "Resilience[" + name + ", attempts=" + attempts
-        + ", deadline=" + (deadline == null ? "none" : deadline.toMillis() + "ms")
-        + ", attemptTimeout=" + (attemptTimeout == null ? "none" : attemptTimeout.toMillis() + "ms")
+        + ", deadline=" + (deadline == null ? "none" : Problems.duration(deadline))
+        + ", attemptTimeout=" + (attemptTimeout == null ? "none" : Problems.duration(attemptTimeout))
         + ", backoff=" + backoff + ", budget=" + budget + "]";
   }
 

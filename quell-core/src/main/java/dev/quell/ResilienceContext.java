@@ -1,5 +1,7 @@
 package dev.quell;
 
+import dev.quell.internal.Problems;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -188,7 +190,13 @@ public final class ResilienceContext {
   }
 
   /** As {@link #fromHeaders(Function, Inbound)}, measuring the deadline on {@code time}. */
+  @SuppressWarnings("ConstantConditions") // callers without nullness checking may still pass null
   public static ResilienceContext fromHeaders(Function<String, @Nullable String> header, Inbound inbound, TimeSource time) {
+    new Problems()
+        .require(header != null, "fromHeaders header", null, "must not be null: a function from a header's name to its value")
+        .require(inbound != null, "fromHeaders inbound", null, "must not be null (use ResilienceContext.Inbound.DEFAULT)")
+        .require(time != null, "fromHeaders time", null, "must not be null (use TimeSource.system())")
+        .throwIfAny();
     ResilienceContext c = EMPTY;
     Duration deadline = parseDeadline(header.apply(DEADLINE_HEADER));
     if (deadline != null) {
@@ -378,7 +386,7 @@ public final class ResilienceContext {
 
   @Override
   public String toString() {
-    return "ResilienceContext[" + remaining().map(d -> "remaining=" + d.toMillis() + "ms").orElse("no deadline")
+    return "ResilienceContext[" + remaining().map(d -> "remaining=" + Problems.duration(d)).orElse("no deadline")
         + ", criticality=" + (criticality == null ? "unlabelled" : criticality) + "]";
   }
 }

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bound on retries as a fraction of traffic: the thing that stops a fleet of clients, each
@@ -94,7 +95,14 @@ public abstract sealed class RetryBudget
 
   /** A private token bucket whose floor refills from {@code timeSource}. */
   public static RetryBudget of(double fraction, double minimumPerSecond, TimeSource timeSource) {
+    requireTimeSource(timeSource);
     return new TokenBucket("budget-" + ANONYMOUS.incrementAndGet(), fraction, minimumPerSecond, timeSource);
+  }
+
+  @SuppressWarnings("ConstantConditions") // callers without nullness checking may still pass null
+  private static void requireTimeSource(@Nullable TimeSource timeSource) {
+    new Problems().require(timeSource != null, "budget timeSource", null, "must not be null (use TimeSource.system())")
+        .throwIfAny();
   }
 
   /** The process-wide token bucket called {@code name}, created with the defaults on first use. */
@@ -109,10 +117,8 @@ public abstract sealed class RetryBudget
    * storm against one dependency throttle retries to a healthy other one.
    */
   public static RetryBudget shared(String name, double fraction, double minimumPerSecond) {
-    Objects.requireNonNull(name, "name");
-    if (name.isBlank()) {
-      throw new ResilienceConfigurationException("shared budget name must not be blank, was \"" + name + "\"");
-    }
+    new Problems().require(name != null && !name.isBlank(), "shared budget name",
+        name == null ? null : '"' + name + '"', "must not be blank").throwIfAny();
     TokenBucket.validate(fraction, minimumPerSecond);
     TokenBucket bucket = SHARED.computeIfAbsent(
         name, n -> new TokenBucket(n, fraction, minimumPerSecond, TimeSource.system()));
@@ -155,6 +161,7 @@ public abstract sealed class RetryBudget
    * outcomes never change the balance.
    */
   public static RetryBudget replenishing(int maxTokens, Duration period, TimeSource timeSource) {
+    requireTimeSource(timeSource);
     return new ReplenishingAllowance("allowance-" + ANONYMOUS.incrementAndGet(), maxTokens, period, timeSource);
   }
 

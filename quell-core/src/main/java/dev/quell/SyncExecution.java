@@ -1,15 +1,19 @@
 package dev.quell;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The synchronous driver: carries out the core's plans on the caller's thread. It runs each attempt
  * there, sleeps the waits the core asks for on the time source, and serves the guarded pause; it
- * decides nothing. Call objects are pooled per thread and nesting level ({@link Ambient}), so a
- * synchronous call that retries allocates no call state.
+ * decides nothing. Each call that needs state (it failed, hedges, listens, or returns an
+ * {@link Outcome}) gets its own driver and {@link Call}, so a hedge, a timer or a late attempt that
+ * still holds one can never reach the next call on this thread.
  *
  * <p>The first attempt of a plain {@code execute} on the real clock takes a fast path that reads
  * no clock and allocates nothing when it succeeds: the watchdog slot times the attempt, and only if
@@ -20,21 +24,31 @@ import org.jspecify.annotations.Nullable;
  * is not draining.
  */
 final class SyncExecution implements Call.Driver {
-  // the owner's wait, and the core waking it (a Dekker-style handshake, as the watchdog's)
+  // the owner's wait on a virtual clock, and the core waking it (a Dekker-style handshake, as the
+  // watchdog's); on the real clock the owner parks and the core unparks it, and no interrupt is sent
   private static final int NOT_WAITING = 0;
   private static final int WAITING = 1;
   private static final int WAKING = 2;
   private static final int WOKEN = 3;
+  private static final VarHandle WAIT;
+
+  static {
+    try {
+      WAIT = MethodHandles.lookup().findVarHandle(SyncExecution.class, "wait", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   final Call call = new Call();
-  private final Thread owner = Thread.currentThread();
-  private final AtomicInteger wait = new AtomicInteger();
+  private final Thread owner;
+  private volatile int wait;
+  /** The nesting level this call is driven at on its owner's thread ({@link Ambient#enter}); -1 before. */
+  private int level = -1;
   /** Set while the owner starts an attempt of its own: a hedge wake-up then rides on its slot. */
   private boolean primaryArming;
   private long hedgeDelay = Long.MAX_VALUE;
   private int hedgeToken;
-  /** Hands the hedge wake-up from the watchdog to the hedge executor (made once per driver). */
-  private final Runnable hedgeFromWatchdog = this::hedgeDue;
 
   private void hedgeDue() {
     Call c = call;
@@ -44,11 +58,6 @@ final class SyncExecution implements Call.Driver {
       h.executor().execute(() -> c.wake(token));
     }
   }
-
-  /** The timed fast path's attempt record, reused. */
-  private final AttemptRecord scratch = new AttemptRecord();
-  /** This nesting level's attempt timer on the real clock. */
-  private Watchdog.@Nullable Slot slot;
 
   /** The work of the call being driven, for hedges started on other threads. */
   private volatile @Nullable Callable<?> callable;
@@ -61,6 +70,10 @@ final class SyncExecution implements Call.Driver {
   private volatile int wakeToken;
   private volatile boolean finished;
   private volatile long pause;
+
+  SyncExecution(Thread owner) {
+    this.owner = owner;
+  }
 
   // ---------------------------------------------------------------- Call.Driver
 
@@ -109,14 +122,14 @@ final class SyncExecution implements Call.Driver {
   }
 
   /** Runs a hedge on an executor thread, with that thread's own attempt timer and frame. */
-  private static void runHedge(Call c, AttemptRecord attempt, @Nullable Callable<?> callable,
+  private void runHedge(Call c, AttemptRecord attempt, @Nullable Callable<?> callable,
       Resilience.@Nullable Work<?> work) {
     Ambient ambient = Ambient.get();
-    SyncExecution here = ambient.acquireDriver();
+    int hedgeLevel = ambient.enter();
     try {
-      here.runAttempt(c, attempt, callable, work, ambient);
+      runAttempt(c, attempt, callable, work, ambient, ambient.slotAt(hedgeLevel), false);
     } finally {
-      ambient.releaseDriver(here);
+      ambient.exit();
     }
   }
 
@@ -136,14 +149,22 @@ final class SyncExecution implements Call.Driver {
   }
 
   /**
-   * Ends the owner's wait early, if it is waiting. The plan may come from another thread, or — on a
-   * virtual clock, whose sleep runs due timers on the sleeping thread — from the owner itself, in the
-   * middle of its own sleep: the interrupt then stops that sleep at this instant.
+   * Ends the owner's wait early, if it is waiting. On the real clock the owner parks and is unparked:
+   * its interrupt flag stays the caller's alone. On another clock the owner sleeps on the time
+   * source, whose sleep only an interrupt stops; the plan may then come from another thread, or from
+   * the owner itself in the middle of its own sleep (a virtual clock runs due timers on the sleeping
+   * thread), and the owner takes that interrupt back before it goes on.
    */
   private void wakeOwner() {
-    if (wait.compareAndSet(WAITING, WAKING)) {
+    if (call.time == SystemTime.INSTANCE) {
+      if (Thread.currentThread() != owner) { // the owner itself sees the plan before it would park
+        LockSupport.unpark(owner);
+      }
+      return;
+    }
+    if (WAIT.compareAndSet(this, WAITING, WAKING)) {
       owner.interrupt();
-      wait.set(WOKEN);
+      wait = WOKEN;
     }
   }
 
@@ -175,23 +196,26 @@ final class SyncExecution implements Call.Driver {
           return result;
         }
       }
-      return afterFastAttempt(policy, callable, ambient, slot, result, failure, timedOut, verdict);
+      long start = slot.startEstimate(System.nanoTime());
+      return adopt(policy, callable, ambient, start, policy.firstAttemptTimeoutNanos, policy.gates.length, null,
+          result, failure, timedOut, verdict);
     }
-    SyncExecution driver = ambient.acquireDriver();
-    try {
-      if (callable != null && ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
-        if (policy.timedFastPath) {
-          return driver.timedFast(policy, callable, ambient);
-        }
-        if (policy.hedgedFastPath) {
-          return driver.hedgedFast(policy, callable, ambient);
-        }
+    if (callable != null && ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
+      if (policy.timedFastPath) {
+        return timedFast(policy, callable, ambient);
       }
+      if (policy.hedgedFastPath) {
+        return ambient.hedgedLane().run(policy, callable, ambient);
+      }
+    }
+    SyncExecution driver = new SyncExecution(Thread.currentThread());
+    driver.level = ambient.enter();
+    try {
       Call call = driver.begin(policy, ambient, callable, work);
       driver.drive(callable, work, ambient);
       return finish(call);
     } finally {
-      ambient.releaseDriver(driver);
+      ambient.exit();
     }
   }
 
@@ -199,18 +223,19 @@ final class SyncExecution implements Call.Driver {
    * The first attempt of a call whose gates (breaker, limiters) or measured timing need the clock,
    * when nothing listens: the same gates asked in the same order, the same attempt ceiling, one
    * clock read (two when latency is measured or a gate needs the end time; none when every gate
-   * takes the watchdog's coarse time, {@link Resilience#fastCoarseTime}) and no allocation; only an attempt that does not come back OK sets up the call,
-   * with the verdict reached and the permits held. A gate's refusal is handed to the core, which
-   * ends the call as it ends any refused first attempt. (Gates that can make an attempt wait are
-   * left to the core.)
+   * takes the watchdog's coarse time, {@link Resilience#fastCoarseTime}) and no allocation; only an
+   * attempt that does not come back OK sets up a call of its own, with the verdict reached and the
+   * permits held. A gate's refusal is handed to the core, which ends the call as it ends any refused
+   * first attempt. (Gates that can make an attempt wait are left to the core.)
    */
-  private <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
+  private static <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
     // when every gate decides alike on the watchdog's last sighting of the clock (a steady closed
     // breaker with a window of seconds, a concurrency limit), a success reads no clock at all
     boolean coarse = policy.fastCoarseTime;
     long start = coarse ? Watchdog.INSTANCE.sighting() : System.nanoTime();
     long timeout = Math.min(policy.attemptCeilingNanos(start), policy.deadlineNanos);
-    AttemptRecord r = scratch.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, policy.markSlots);
+    AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start,
+        policy.markSlots);
     r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
     r.coarseNow = coarse;
     Gate[] gates = policy.gates;
@@ -224,11 +249,16 @@ final class SyncExecution implements Call.Driver {
             start = System.nanoTime(); // the call's own start is exact
           }
           releaseFast(policy, r, admitted, Gate.NOT_STARTED, start);
-          reset();
-          Call call = this.call.init(policy, start, null, this);
-          call.startRefused(gates[i].refusal(), r.retryAfterNanos);
-          drive(callable, null, ambient);
-          return finish(call);
+          SyncExecution driver = new SyncExecution(Thread.currentThread());
+          driver.level = ambient.enter();
+          try {
+            Call call = driver.call.init(policy, start, null, driver);
+            call.startRefused(gates[i].refusal(), r.retryAfterNanos);
+            driver.drive(callable, null, ambient);
+            return finish(call);
+          } finally {
+            ambient.exit();
+          }
         }
       }
       admitted = i + 1;
@@ -259,132 +289,168 @@ final class SyncExecution implements Call.Driver {
     if (coarse) {
       start = slot.startEstimate(System.nanoTime()); // as the plainest path: the watchdog's first sighting of it
     }
-    reset();
-    this.callable = callable;
-    this.work = null;
-    Call call = this.call.init(policy, start, null, this);
-    AttemptRecord first = call.adoptFirst(start, timeout, admitted, r.marks);
-    boolean cancelled = !timedOut && failure != null && isCancelled(failure);
-    call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
-    drive(callable, null, ambient);
-    return finish(call);
+    return adopt(policy, callable, ambient, start, timeout, admitted, r.marks, result, failure, timedOut, verdict);
   }
 
-  // The hedged fast path: the first attempt runs as on the plainest path, and its watchdog slot
-  // times the hedge. If the attempt answers first, nothing else happens. If the hedge falls due
-  // first, its task takes the call over on the hedge executor — sets up the call with the running
-  // attempt adopted as attempt 1, and sends the hedge — and the owner, when its attempt returns,
-  // reports to that call and drives it like any other. A CAS on fastState decides who was first;
-  // it carries a generation, so a take-over late for one call can never touch the next.
-  private static final long FAST_RUNNING = 1;
-  private static final long FAST_DONE = 2;
-  private static final long FAST_TAKING_OVER = 3;
-  private static final long FAST_TAKEN_OVER = 4;
-  private final java.util.concurrent.atomic.AtomicLong fastState = new java.util.concurrent.atomic.AtomicLong();
-  private @Nullable Resilience fastPolicy;
-  private @Nullable Callable<?> fastCallable;
-  private volatile Watchdog.@Nullable Slot fastSlot;
-  /** Whether the hedge delay came from the histogram, and then when the first attempt started (read exactly). */
-  private boolean fastMeasured;
-  private long fastStart;
-  private volatile @Nullable AttemptRecord fastPrimary;
-  /** Runs on the watchdog thread: only hands the take-over to the hedge executor. */
-  private final Runnable fastHedgeDue = this::fastHedgeDue;
-
-  private static long fast(long generation, long state) {
-    return generation << 3 | state;
-  }
-
-  private <T> @Nullable T hedgedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
-    Hedge hedge = Objects.requireNonNull(policy.hedge);
-    // a hedge by maxExtraLoad reads its delay from the policy's histogram and feeds it: the only
-    // path here that reads the clock (twice, to measure the attempt), as the core would
-    boolean measured = policy.latencies != null;
-    long start = measured ? System.nanoTime() : 0;
-    long delay = measured ? policy.hedgeDelayNanos(start) : hedge.fixedDelayNanos();
-    fastPolicy = policy;
-    fastCallable = callable;
-    fastPrimary = null;
-    fastMeasured = measured;
-    fastStart = start;
-    long generation = (fastState.get() >>> 3) + 1;
-    fastState.set(fast(generation, FAST_RUNNING));
-    Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, true, delay, fastHedgeDue);
-    fastSlot = slot;
-    T result = null;
-    Throwable failure = null;
+  /**
+   * Hands a first attempt that a fast lane ran, and that did not come back OK, to a call of its own:
+   * the core decides from its end as for any other attempt.
+   */
+  private static <T> @Nullable T adopt(Resilience policy, Callable<T> callable, Ambient ambient, long start,
+      long timeout, int admitted, long @Nullable [] marks, @Nullable Object result, @Nullable Throwable failure,
+      boolean timedOut, @Nullable Verdict verdict) throws Exception {
+    SyncExecution driver = new SyncExecution(Thread.currentThread());
+    driver.level = ambient.enter();
     try {
-      result = callable.call();
-    } catch (Throwable t) {
-      failure = t;
-    }
-    boolean timedOut = slot.disarm() && failure != null;
-    if (fastState.compareAndSet(fast(generation, FAST_RUNNING), fast(generation, FAST_DONE))) {
-      // answered before any hedge: exactly the plainest path
-      Verdict verdict = null;
-      if (failure == null && !timedOut) {
-        verdict = Call.classify(policy.classifier(), result, null);
-        if (verdict.kind() == Verdict.Kind.OK) {
-          if (measured) {
-            long end = System.nanoTime();
-            policy.recordLatency(end - start, end);
-          }
-          policy.budget().deposit();
-          return result;
-        }
-      }
-      if (!measured) {
-        start = slot.startEstimate(System.nanoTime());
-      }
-      reset();
-      this.callable = callable;
-      this.work = null;
-      Call c = call.init(policy, start, null, this);
-      AttemptRecord first = c.adoptFirst(start, policy.firstAttemptTimeoutNanos, policy.gates.length, null);
+      driver.callable = callable;
+      Call call = driver.call.init(policy, start, null, driver);
+      AttemptRecord first = call.adoptFirst(start, timeout, admitted, marks);
       boolean cancelled = !timedOut && failure != null && isCancelled(failure);
-      c.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
-      drive(callable, null, ambient);
-      return finish(c);
-    }
-    // the hedge's task took the call over while the attempt ran: report to it, then drive it
-    while (fastState.get() != fast(generation, FAST_TAKEN_OVER)) {
-      Thread.onSpinWait();
-    }
-    AttemptRecord primary = Objects.requireNonNull(fastPrimary);
-    primary.workReturned(); // a cancel's interrupt (a hedge won) is taken back
-    boolean cancelled = !timedOut && failure != null && isCancelled(failure);
-    call.attemptEnded(primary, result, failure, timedOut, cancelled);
-    drive(callable, null, ambient);
-    return finish(call);
-  }
-
-  private void fastHedgeDue() {
-    Resilience p = fastPolicy;
-    long state = fastState.get();
-    if (p != null && p.hedge != null && (state & 7) == FAST_RUNNING) {
-      long generation = state >>> 3;
-      p.hedge.executor().execute(() -> takeOver(generation)); // (allocates only when a hedge is due)
+      call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
+      driver.drive(callable, null, ambient);
+      return finish(call);
+    } finally {
+      ambient.exit();
     }
   }
 
-  /** On the hedge executor: sets up the call around the running first attempt and sends the hedge. */
-  private void takeOver(long generation) {
-    if (!fastState.compareAndSet(fast(generation, FAST_RUNNING), fast(generation, FAST_TAKING_OVER))) {
-      return; // the attempt answered first
+  /**
+   * The hedged fast lane of one thread: the first attempt runs as on the plainest path, and its
+   * watchdog slot times the hedge. If the attempt answers first, nothing else happens and nothing is
+   * allocated. If the hedge falls due first, its task takes the call over on the hedge executor: it
+   * sets up a call of its own (a new driver, with the running attempt adopted as attempt 1) and
+   * sends the hedge; the owner, when its attempt returns, reports to that call and drives it.
+   *
+   * <p>The lane itself outlives its calls (it is this thread's), and the watchdog and the hedge
+   * executor can reach it after a call: a CAS on {@code state} decides who was first, and the state
+   * carries a generation, so a take-over late for one call can never touch the next. Everything a
+   * taken-over call uses after that is its own.
+   */
+  static final class HedgedLane {
+    private static final long RUNNING = 1;
+    private static final long DONE = 2;
+    private static final long TAKING_OVER = 3;
+    private static final long TAKEN_OVER = 4;
+
+    private final Thread owner;
+    private final java.util.concurrent.atomic.AtomicLong state = new java.util.concurrent.atomic.AtomicLong();
+    // the current generation's call; written by the owner before it publishes RUNNING
+    private @Nullable Resilience policy;
+    private @Nullable Callable<?> callable;
+    private volatile Watchdog.@Nullable Slot slot;
+    /** Whether the hedge delay came from the histogram, and then when the first attempt started (read exactly). */
+    private boolean measured;
+    private long start;
+    /** The call the take-over set up, and its adopted first attempt; published before TAKEN_OVER. */
+    private volatile @Nullable SyncExecution taken;
+    private volatile @Nullable AttemptRecord primary;
+    /** Runs on the watchdog thread: only hands the take-over to the hedge executor. */
+    private final Runnable hedgeDue = this::hedgeDue;
+
+    HedgedLane(Thread owner) {
+      this.owner = owner;
     }
-    Resilience p = Objects.requireNonNull(fastPolicy);
-    Watchdog.Slot s = fastSlot;
-    long now = System.nanoTime();
-    long start = fastMeasured ? fastStart : s == null ? now : s.startEstimate(now);
-    reset();
-    this.callable = fastCallable;
-    this.work = null;
-    Call c = call.init(p, start, null, this);
-    AttemptRecord primary = c.adoptFirst(start, p.firstAttemptTimeoutNanos, p.gates.length, null);
-    primary.workStartingOn(owner);
-    fastPrimary = primary;
-    fastState.set(fast(generation, FAST_TAKEN_OVER));
-    c.hedgeDue();
+
+    private static long stamp(long generation, long state) {
+      return generation << 3 | state;
+    }
+
+    <T> @Nullable T run(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
+      Hedge hedge = Objects.requireNonNull(policy.hedge);
+      // a hedge by maxExtraLoad reads its delay from the policy's histogram and feeds it: the only
+      // path here that reads the clock (twice, to measure the attempt), as the core would
+      boolean measured = policy.latencies != null;
+      long start = measured ? System.nanoTime() : 0;
+      long delay = measured ? policy.hedgeDelayNanos(start) : hedge.fixedDelayNanos();
+      Call.creditHedgeAllowance(policy); // as the core does for every call that may hedge
+      this.policy = policy;
+      this.callable = callable;
+      this.taken = null;
+      this.primary = null;
+      this.measured = measured;
+      this.start = start;
+      long generation = (state.get() >>> 3) + 1;
+      state.set(stamp(generation, RUNNING));
+      Watchdog.Slot slot = ambient.armFast(policy.firstAttemptTimeoutNanos, true, delay, hedgeDue);
+      this.slot = slot;
+      T result = null;
+      Throwable failure = null;
+      try {
+        result = callable.call();
+      } catch (Throwable t) {
+        failure = t;
+      }
+      boolean timedOut = slot.disarm() && failure != null;
+      if (state.compareAndSet(stamp(generation, RUNNING), stamp(generation, DONE))) {
+        // answered before any hedge: exactly the plainest path
+        this.callable = null;
+        Verdict verdict = null;
+        if (failure == null && !timedOut) {
+          verdict = Call.classify(policy.classifier(), result, null);
+          if (verdict.kind() == Verdict.Kind.OK) {
+            if (measured) {
+              long end = System.nanoTime();
+              policy.recordLatency(end - start, end);
+            }
+            policy.budget().deposit();
+            return result;
+          }
+        }
+        if (!measured) {
+          start = slot.startEstimate(System.nanoTime());
+        }
+        return adopt(policy, callable, ambient, start, policy.firstAttemptTimeoutNanos, policy.gates.length, null,
+            result, failure, timedOut, verdict);
+      }
+      // the hedge's task took the call over while the attempt ran: report to it, then drive it
+      while (state.get() != stamp(generation, TAKEN_OVER)) {
+        Thread.onSpinWait();
+      }
+      SyncExecution driver = Objects.requireNonNull(taken);
+      AttemptRecord first = Objects.requireNonNull(primary);
+      this.taken = null;
+      this.primary = null;
+      this.callable = null;
+      driver.level = ambient.enter();
+      try {
+        first.workReturned(); // a cancel's interrupt (a hedge won) is taken back
+        boolean cancelled = !timedOut && failure != null && isCancelled(failure);
+        driver.call.attemptEnded(first, result, failure, timedOut, cancelled);
+        driver.drive(callable, null, ambient);
+        return finish(driver.call);
+      } finally {
+        ambient.exit();
+      }
+    }
+
+    private void hedgeDue() {
+      Resilience p = policy;
+      long s = state.get();
+      if (p != null && p.hedge != null && (s & 7) == RUNNING) {
+        long generation = s >>> 3;
+        p.hedge.executor().execute(() -> takeOver(generation)); // (allocates only when a hedge is due)
+      }
+    }
+
+    /** On the hedge executor: sets up a call of its own around the running first attempt and sends the hedge. */
+    private void takeOver(long generation) {
+      if (!state.compareAndSet(stamp(generation, RUNNING), stamp(generation, TAKING_OVER))) {
+        return; // the attempt answered first, or this is an earlier call's hedge
+      }
+      Resilience p = Objects.requireNonNull(policy);
+      Watchdog.Slot s = slot;
+      long now = System.nanoTime();
+      long begun = measured ? start : s == null ? now : s.startEstimate(now);
+      SyncExecution driver = new SyncExecution(owner);
+      driver.callable = callable;
+      Call c = driver.call.init(p, begun, null, driver);
+      AttemptRecord first = c.adoptFirst(begun, p.firstAttemptTimeoutNanos, p.gates.length, null);
+      first.workStartingOn(owner);
+      taken = driver;
+      primary = first;
+      state.set(stamp(generation, TAKEN_OVER));
+      c.hedgeDue();
+    }
   }
 
   private static void releaseFast(Resilience policy, AttemptRecord r, int admitted, int how, long now) {
@@ -398,7 +464,8 @@ final class SyncExecution implements Call.Driver {
 
   static <T> Outcome<T> run(Resilience policy, @Nullable Callable<T> callable, Resilience.@Nullable Work<T> work) {
     Ambient ambient = Ambient.get();
-    SyncExecution driver = ambient.acquireDriver();
+    SyncExecution driver = new SyncExecution(Thread.currentThread());
+    driver.level = ambient.enter();
     try {
       Call call = driver.begin(policy, ambient, callable, work);
       driver.drive(callable, work, ambient);
@@ -407,52 +474,12 @@ final class SyncExecution implements Call.Driver {
       }
       return call.toOutcome();
     } finally {
-      ambient.releaseDriver(driver);
+      ambient.exit();
     }
-  }
-
-  /** Hands a first attempt that did not come back OK to the core, which decides from there. */
-  private static <T> @Nullable T afterFastAttempt(Resilience policy, Callable<T> callable, Ambient ambient,
-      Watchdog.Slot slot, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
-      @Nullable Verdict verdict) throws Exception {
-    long now = System.nanoTime();
-    long start = slot.startEstimate(now);
-    SyncExecution driver = ambient.acquireDriver();
-    try {
-      driver.reset();
-      driver.callable = callable;
-      driver.work = null;
-      Call call = driver.call.init(policy, start, null, driver);
-      AttemptRecord first = call.adoptFirst(start, policy.firstAttemptTimeoutNanos, policy.gates.length, null);
-      boolean cancelled = !timedOut && failure != null && isCancelled(failure);
-      call.attemptEnded(first, result, failure, timedOut, cancelled, cancelled ? null : verdict);
-      driver.drive(callable, null, ambient);
-      return finish(call);
-    } finally {
-      ambient.releaseDriver(driver);
-    }
-  }
-
-  private Watchdog.Slot slot() {
-    Watchdog.Slot s = slot;
-    if (s == null) {
-      s = slot = Watchdog.INSTANCE.newSlot();
-    }
-    return s;
-  }
-
-  private SyncExecution reset() {
-    toStart = null;
-    wakePending = false;
-    finished = false;
-    pause = 0;
-    wait.set(NOT_WAITING);
-    return this;
   }
 
   private Call begin(Resilience policy, Ambient ambient, @Nullable Callable<?> callable,
       Resilience.@Nullable Work<?> work) {
-    reset();
     this.callable = callable;
     this.work = work;
     ResilienceContext outer = ambient.context();
@@ -476,7 +503,7 @@ final class SyncExecution implements Call.Driver {
       AttemptRecord next = toStart;
       if (next != null) {
         toStart = null;
-        runAttempt(c, next, callable, work, ambient);
+        runAttempt(c, next, callable, work, ambient, ambient.slotAt(level), true);
         continue;
       }
       if (wakePending) {
@@ -505,20 +532,45 @@ final class SyncExecution implements Call.Driver {
     }
   }
 
+  /** True while the core has handed the owner something to do. */
+  private boolean planReady(long nanos) {
+    return finished || toStart != null || nanos == Long.MAX_VALUE && wakePending;
+  }
+
   /**
    * Sleeps {@code nanos} on {@code time} ({@code Long.MAX_VALUE}: until woken) unless the core hands
    * over a plan first. Returns true when it slept the whole time or the core woke it, false when the
-   * caller interrupted the thread (the flag is then clear; {@link #drive} puts it back). A caller's
-   * interrupt that lands in the very instant the core wakes us merges with the core's and is lost.
+   * caller interrupted the thread (the flag is then clear; {@link #drive} puts it back).
    */
   private boolean sleep(TimeSource time, long nanos) {
-    wait.set(WAITING);
+    if (time == SystemTime.INSTANCE) {
+      // the real clock: park, and let the core unpark us; an interrupt here is always the caller's
+      long until = nanos == Long.MAX_VALUE ? 0 : System.nanoTime() + nanos;
+      while (!planReady(nanos)) {
+        if (nanos == Long.MAX_VALUE) {
+          LockSupport.park(this);
+        } else {
+          long left = until - System.nanoTime();
+          if (left <= 0) {
+            return true;
+          }
+          LockSupport.parkNanos(this, left);
+        }
+        if (Thread.interrupted()) {
+          return false;
+        }
+      }
+      return true;
+    }
+    wait = WAITING;
     boolean callerInterrupt = false;
-    // announced, then re-checked: a plan handed over in between is seen here or wakes us (Dekker)
-    if (!finished && toStart == null && !(nanos == Long.MAX_VALUE && wakePending)) {
+    // announced, then re-checked: a plan handed over in between is seen here or wakes us (Dekker).
+    // A caller's interrupt that lands in the very instant the core wakes us merges with the core's
+    // and is lost: only on a clock other than the real one, which has no caller to interrupt it.
+    if (!planReady(nanos)) {
       try {
         if (nanos == Long.MAX_VALUE) {
-          java.util.concurrent.locks.LockSupport.park(this);
+          LockSupport.park(this);
           if (Thread.interrupted()) {
             throw new InterruptedException();
           }
@@ -529,13 +581,13 @@ final class SyncExecution implements Call.Driver {
         callerInterrupt = true;
       }
     }
-    if (!wait.compareAndSet(WAITING, NOT_WAITING)) {
+    if (!WAIT.compareAndSet(this, WAITING, NOT_WAITING)) {
       // the core is waking us: wait for its interrupt to land, then take it back
-      while (wait.get() != WOKEN) {
+      while (wait != WOKEN) {
         Thread.onSpinWait();
       }
       Thread.interrupted();
-      wait.set(NOT_WAITING);
+      wait = NOT_WAITING;
       return true;
     }
     return !callerInterrupt;
@@ -554,10 +606,14 @@ final class SyncExecution implements Call.Driver {
     }
   }
 
+  /**
+   * Runs {@code attempt} of {@code c} on this thread, timed by {@code slot} on the real clock.
+   * {@code primary}: this is the call's owner running an attempt of its own (a hedge wake-up may
+   * then ride on its slot); false for a hedge on an executor thread.
+   */
   private void runAttempt(Call c, AttemptRecord attempt, @Nullable Callable<?> callable,
-      Resilience.@Nullable Work<?> work, Ambient ambient) {
-    boolean mine = Thread.currentThread() == owner;
-    if (mine) {
+      Resilience.@Nullable Work<?> work, Ambient ambient, Watchdog.Slot slot, boolean primary) {
+    if (primary) {
       primaryArming = true;
       hedgeDelay = Long.MAX_VALUE;
     }
@@ -570,7 +626,7 @@ final class SyncExecution implements Call.Driver {
     if (!begun) {
       return;
     }
-    long hedgeAfter = mine ? hedgeDelay : Long.MAX_VALUE;
+    long hedgeAfter = primary ? hedgeDelay : Long.MAX_VALUE;
     TimeSource time = c.time;
     long start = attempt.startNanos;
     long timeout = attempt.timeoutNanos;
@@ -580,7 +636,7 @@ final class SyncExecution implements Call.Driver {
     ScheduledInterrupt scheduled = null;
     try {
       if (time == SystemTime.INSTANCE) {
-        armed = hedgeAfter == Long.MAX_VALUE ? slot().arm(timeout) : slot().arm(timeout, hedgeAfter, hedgeFromWatchdog);
+        armed = hedgeAfter == Long.MAX_VALUE ? slot.arm(timeout) : slot.arm(timeout, hedgeAfter, this::hedgeDue);
       } else if (timeout != Long.MAX_VALUE) {
         scheduled = new ScheduledInterrupt(time, timeout);
       }

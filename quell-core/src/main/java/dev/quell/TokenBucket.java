@@ -34,12 +34,16 @@ final class TokenBucket extends RetryBudget {
   final AtomicBoolean warnedAboutParameters = new AtomicBoolean();
 
   TokenBucket(String name, double fraction, double minimumPerSecond, TimeSource time) {
+    this(name, fraction, minimumPerSecond, Math.max(1.0, 10.0 * minimumPerSecond), time);
+  }
+
+  /** A bucket holding at most {@code capacityTokens} (at least 1), whatever its floor. */
+  TokenBucket(String name, double fraction, double minimumPerSecond, double capacityTokens, TimeSource time) {
     validate(fraction, minimumPerSecond);
     this.name = name;
     this.fraction = fraction;
     this.minimumPerSecond = minimumPerSecond;
     this.time = time;
-    double capacityTokens = Math.max(1.0, 10.0 * minimumPerSecond);
     this.capacityMicros = (long) Math.min(capacityTokens * MICROS, Long.MAX_VALUE / 4.0);
     this.depositMicros = Math.max(1, Math.round(fraction * MICROS));
     this.microsPerNano = minimumPerSecond * MICROS / 1e9;

@@ -1,5 +1,7 @@
 package dev.quell;
 
+import dev.quell.internal.Problems;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -79,6 +81,6 @@ public final class Verdict {
 
   @Override
   public String toString() {
-    return retryAfter == null ? kind.name() : kind + "(retryAfter=" + retryAfter.toMillis() + "ms)";
+    return retryAfter == null ? kind.name() : kind + "(retryAfter=" + Problems.duration(retryAfter) + ")";
   }
 }

@@ -84,8 +84,12 @@ class CircuitBreakerConfigTest {
         .hasMessage("breaker probes was 1001: must be between 1 and 1000");
     assertThatThrownBy(() -> Config.DEFAULT.withFailureRate(Double.NaN))
         .hasMessage("breaker failureRate was NaN: must be in (0, 1]");
-    assertThatThrownBy(() -> Config.DEFAULT.withBreakDuration(Duration.ofMinutes(6)))
+    // how settings fit together is checked when a breaker is built, so they can come in any order
+    Config longer = Config.DEFAULT.withBreakDuration(Duration.ofMinutes(6));
+    assertThatThrownBy(() -> CircuitBreaker.of("b", longer))
         .hasMessage("breaker maxBreakDuration was 300000 ms: must be at least breakDuration (360000 ms)");
+    assertThat(CircuitBreaker.of("b", longer.withMaxBreakDuration(Duration.ofMinutes(6))).config().breakDuration())
+        .isEqualTo(Duration.ofMinutes(6));
   }
 
   @Test

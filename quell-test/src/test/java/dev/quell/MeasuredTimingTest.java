@@ -123,7 +123,7 @@ class MeasuredTimingTest {
         .hasMessageContaining("measured timing window");
     assertThatThrownBy(() -> MeasuredTiming.multipleOfP95(2).withWindow(Duration.ofSeconds(Long.MAX_VALUE)))
         .as("a huge duration is named, not an ArithmeticException").isInstanceOf(ResilienceConfigurationException.class)
-        .hasMessageContaining("PT");
+        .hasMessageContaining("was forever");
     assertThatThrownBy(() -> Hedge.maxExtraLoad(1.5)).hasMessageContaining("hedge maxExtraLoad was 1.5");
     assertThatThrownBy(() -> Resilience.DEFAULT.withAttempts(1).withHedge(Hedge.after(Duration.ZERO)))
         .hasMessageContaining("hedge");

@@ -47,20 +47,20 @@ public final class Problems {
     }
   }
 
-  /** A duration as every message here writes it ("250 ms", or ISO form); never throws. */
+  /**
+   * A duration as every message and {@code toString} in Quell writes it, and never throws: whole
+   * milliseconds as "250 ms", a duration too long to count in nanoseconds (Long.MAX_VALUE seconds,
+   * {@code ChronoUnit.FOREVER}) as "forever", anything else (negative, sub-millisecond) in ISO form.
+   */
   public static String duration(Duration d) {
-    return render(d);
+    if (d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L) {
+      return "forever";
+    }
+    boolean wholeMillis = !d.isNegative() && d.getNano() % 1_000_000 == 0;
+    return wholeMillis ? d.toMillis() + " ms" : d.toString();
   }
 
   static String render(@Nullable Object value) {
-    if (value instanceof Duration) {
-      Duration d = (Duration) value;
-      // whole milliseconds read as "250 ms"; anything else (negative, sub-millisecond, too long to
-      // count in nanoseconds) in ISO form, which never overflows
-      boolean wholeMillis = !d.isNegative() && d.getSeconds() < Long.MAX_VALUE / 1_000_000_000L
-          && d.getNano() % 1_000_000 == 0;
-      return wholeMillis ? d.toMillis() + " ms" : d.toString();
-    }
-    return String.valueOf(value);
+    return value instanceof Duration ? duration((Duration) value) : String.valueOf(value);
   }
 }
