@@ -67,6 +67,15 @@ final class Explanation {
   final @Nullable Path hedged;
   final @Nullable Path sequential;
   final int mostAttempts;
+  /**
+   * A bound on any call, whatever the dependency answers: every instant of a call runs an attempt
+   * (at most its ceiling), waits before one (a backoff or a Retry-After, each at most the backoff's
+   * maximum; a gate's wait) or serves the guarded pause, and no call outlasts its deadline. The
+   * search ({@link #worst}) assumes every attempt is judged as a timeout is; a dependency that
+   * throttles, or asks for waits with Retry-After, can take a call up to this instead. NONE when
+   * nothing bounds it.
+   */
+  final long anyAnswers;
   /** The hedges a hedging call's opening sends before one is refused (or all it may), during a search. */
   private int burstHedges;
 
@@ -109,6 +118,7 @@ final class Explanation {
     this.hedgeDelay = h;
     this.sequentialReachable = hedge != null && (p.useAmbientCriticality() || budgetBounded || gateRefuses);
     this.burstHedges = hedge == null ? 0 : Math.min(hedge.maxHedges(), attempts - 1);
+    this.anyAnswers = anyAnswers(p);
 
     if (hedge == null) {
       this.hedged = null;
@@ -137,6 +147,24 @@ final class Explanation {
       this.worst = s != null && s.isWorseThan(worstHedged) ? s : worstHedged;
       this.mostAttempts = Math.max(most, sequentialReachable ? most(false) : 0);
     }
+  }
+
+  private long anyAnswers(Resilience p) {
+    long bound = NONE;
+    if (ceiling != NONE && gateWait != NONE) {
+      double each = (double) ceiling + gateWait;
+      double total = attempts * each + (attempts - 1) * (double) p.backoffMaxNanos + PAUSE;
+      bound = total >= NONE ? NONE : (long) total;
+    }
+    return Math.min(bound, deadline);
+  }
+
+  /** What {@code explain()} states as the worst call: an upper bound, whatever the answers. */
+  long statedWorstNanos() {
+    if (worst.nanos == NONE || attempts <= 1) {
+      return worst.nanos;
+    }
+    return Math.max(worst.nanos, anyAnswers);
   }
 
   static String of(Resilience policy) {
@@ -1247,6 +1275,11 @@ final class Explanation {
       s.append(worst.ending == Ending.UNBOUNDED ? "unbounded (nothing ends an attempt that hangs)"
           : gateWait == NONE ? "unbounded (a limiter may make an attempt wait for ever: there is no deadline)"
           : "unbounded for any purpose (its attempts and waits add up to more than 292 years)");
+    } else if (statedWorstNanos() > worst.nanos) {
+      s.append(anyAnswers == NONE ? "unbounded when the dependency asks for long waits"
+          : "at most " + fmt(anyAnswers) + " when the dependency throttles or asks for waits with Retry-After")
+          .append(" (").append(worst.ending == Ending.BEYOND ? "at most " : "").append(fmt(worst.nanos))
+          .append(" when every attempt fails or times out)");
     } else {
       s.append(worst.ending == Ending.BEYOND ? "at most " : "").append(fmt(worst.nanos));
     }
@@ -1254,7 +1287,7 @@ final class Explanation {
         .append(mostAttempts > worst.attempts && mostExact ? " (when each fails at once)" : "");
     if (deadline != NONE && worst.nanos < deadline) {
       s.append("; no call outlasts the deadline, whatever the answers");
-    } else if (deadline == NONE && attempts > 1 && policy.classifier() != Classifier.DEFAULT && worst.nanos != NONE) {
+    } else if (deadline == NONE && attempts > 1 && worst.nanos != NONE) {
       s.append("; answers with a Retry-After can make each wait up to ")
           .append(fmt(Durations.toNanosSaturated(policy.backoffMax)));
     }

@@ -588,8 +588,11 @@ class ExplainTest {
     assertThat(policy.explain())
         .contains("and so on, up to 100000 attempts in all (too many to follow one by one: the bound takes every"
             + " attempt and wait at its longest): at most 100.1 ms.")
-        .contains("Worst call: at most 100.1 ms, and at most 100000 attempts on the dependency per call; no call"
-            + " outlasts the deadline, whatever the answers.");
+        // a Retry-After (up to the backoff's 30 s maximum) can stretch a call to its 30 s deadline
+        .contains("Worst call: at most 30 s when the dependency throttles or asks for waits with Retry-After (at most"
+            + " 100.1 ms when every attempt fails or times out), and at most 100000 attempts on the dependency per"
+            + " call; no call outlasts the deadline, whatever the answers.");
+    assertThat(e.statedWorstNanos()).isEqualTo(Duration.ofSeconds(30).toNanos());
     Outcome<Object> hanging = run(true, policy, clock, n -> -1L);
     assertThat(hanging.attempts()).isEqualTo(100_000);
     assertThat(hanging.elapsed().toNanos()).isLessThanOrEqualTo(e.worst.nanos);

@@ -37,6 +37,6 @@ class ExplainDocsExamplesTest {
         Gates, in order, before every attempt: draining, deadline, breaker 'inventory', bulkhead, budget (retries and hedges only).
         If every attempt times out: #1 0 to 500 ms, hedge #2 200 to 700 ms: 700 ms, 2 attempts.
         If the budget or a gate refuses the first hedge, it retries instead: #1 0 to 500 ms, #2 0.6 to 1.1 s, #3 1.3 to 1.8 s: 1.8 s, 3 attempts.
-        Worst call: 1.8 s, and at most 3 attempts on the dependency per call; no call outlasts the deadline, whatever the answers. Across calls: retries and hedges ≤ 30 + 0.1 × successful attempts + 3 × seconds elapsed.""");
+        Worst call: at most 2 s when the dependency throttles or asks for waits with Retry-After (1.8 s when every attempt fails or times out), and at most 3 attempts on the dependency per call; no call outlasts the deadline, whatever the answers. Across calls: retries and hedges ≤ 30 + 0.1 × successful attempts + 3 × seconds elapsed.""");
   }
 }
