@@ -53,7 +53,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>An expired deadline.</b> A call whose gRPC deadline has already passed when this interceptor
  * runs (it waited for a server thread, or for interceptors ahead of this one) is closed at once with
- * {@code DEADLINE_EXCEEDED}: the handler is never started, since nobody waits for its answer.
+ * {@code DEADLINE_EXCEEDED}, and one the caller has already cancelled with {@code CANCELLED}: the
+ * handler is never started, since nobody waits for its answer.
  *
  * <p><b>Draining.</b> While {@link Draining#isDraining()}, new calls are refused at once with
  * {@code UNAVAILABLE} (no pushback: the caller should try another server now, not this one later);
@@ -91,11 +92,13 @@ public final class ResilienceServerInterceptor implements ServerInterceptor {
           new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    Deadline deadline = Context.current().getDeadline();
-    if (deadline != null && deadline.isExpired()) {
+    Context grpcContext = Context.current();
+    Deadline deadline = grpcContext.getDeadline();
+    if ((deadline != null && deadline.isExpired()) || grpcContext.isCancelled()) {
       // the caller gave up while the call waited for a thread or for the interceptors ahead of this one
-      call.close(Status.DEADLINE_EXCEEDED.withDescription(
-          "Quell: the caller's deadline had passed before the handler started"), new Metadata());
+      call.close(deadline != null && deadline.isExpired()
+          ? Status.DEADLINE_EXCEEDED.withDescription("Quell: the caller's deadline had passed before the handler started")
+          : Status.CANCELLED.withDescription("Quell: the call was cancelled before the handler started"), new Metadata());
       return new ServerCall.Listener<>() {};
     }
     ResilienceContext context = contextOf(headers, deadline, inbound);

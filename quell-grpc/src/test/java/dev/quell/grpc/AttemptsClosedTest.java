@@ -9,6 +9,7 @@ import dev.quell.Backoff;
 import dev.quell.Hedge;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
+import dev.quell.test.VirtualTime;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -118,14 +119,25 @@ class AttemptsClosedTest {
 
   @Test
   void aBlockingCallsTimedOutAttemptIsClosedBelowQuell() throws Exception {
+    VirtualTime time = VirtualTime.create();
     start((req, n) -> n == 1 ? hang() : reply("ok"), Resilience.DEFAULT.withName("timeouts")
         .withAttempts(2)
         .withBackoff(Backoff.NONE)
         .withBudget(RetryBudget.NONE)
-        .withAttemptTimeout(Duration.ofMillis(20)));
-
-    for (int i = 0; i < CALLS; i++) {
-      assertThat(ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "r" + i)).isEqualTo("ok");
+        .withAttemptTimeout(Duration.ofSeconds(1))
+        .withTimeSource(time));
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      for (int i = 0; i < CALLS; i++) {
+        String name = "r" + i;
+        Future<String> answer = caller.submit(() -> ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, name));
+        assertThat(server.nextArrival().attempt).isEqualTo(1);
+        time.advance(Duration.ofSeconds(1)); // the first attempt times out; the retry answers
+        assertThat(server.nextArrival().attempt).isEqualTo(2);
+        assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo("ok");
+      }
+    } finally {
+      caller.shutdownNow();
     }
 
     assertEverySpanEnded(2);
