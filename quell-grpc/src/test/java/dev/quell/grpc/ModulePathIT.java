@@ -26,9 +26,13 @@ import org.junit.jupiter.api.Test;
  */
 class ModulePathIT {
   private static final Path TARGET = Path.of("target");
-  /** The jars of the application's module path, by their place in the local repository. */
-  private static final List<String> MODULE_PATH_ARTIFACTS = List.of(
-      "/dev/quell/quell-core/", "/io/grpc/", "/com/google/", "/io/perfmark/", "/org/codehaus/mojo/", "/org/jspecify/");
+  /**
+   * The test tooling: every other jar of the test class path goes on the application's module path
+   * (quell-core, grpc-java with its transport and their dependencies), wherever it comes from — the
+   * local repository, or a module's target/ in a reactor build.
+   */
+  private static final List<String> TOOLING = List.of(
+      "junit-", "opentest4j-", "apiguardian-", "jqwik-", "assertj-", "byte-buddy-", "quell-test-");
 
   private static Path packagedJar() throws IOException {
     try (Stream<Path> files = Files.list(TARGET)) {
@@ -51,8 +55,8 @@ class ModulePathIT {
     List<String> modulePath = new ArrayList<>();
     modulePath.add(packagedJar().toAbsolutePath().toString());
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      String unix = entry.replace(File.separatorChar, '/');
-      if (unix.endsWith(".jar") && MODULE_PATH_ARTIFACTS.stream().anyMatch(unix::contains)) {
+      String file = Path.of(entry).getFileName().toString();
+      if (file.endsWith(".jar") && TOOLING.stream().noneMatch(file::startsWith)) {
         modulePath.add(entry);
       }
     }
