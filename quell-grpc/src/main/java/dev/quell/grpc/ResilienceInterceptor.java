@@ -46,6 +46,12 @@ import org.jspecify.annotations.Nullable;
  * calls are never retried: they pass through with the deadline and criticality applied (and are
  * refused while the process is draining).
  *
+ * <p><b>Attempts are calls.</b> Each attempt is a call of its own on the next channel, so an
+ * interceptor below this one (added to the builder before {@link #applyTo}) sees every attempt open
+ * and close — a losing hedge and an abandoned attempt included, even when they close after the caller
+ * has its answer and a blocking stub's executor is no longer drained: what is left then runs on the
+ * common fork-join pool.
+ *
  * <p><b>Classification</b> is by {@link GrpcClassifier} ({@link GrpcClassifier#DEFAULT} unless
  * {@link #withClassifier} says otherwise): the policy's own classifier is replaced. UNAVAILABLE is
  * transient; RESOURCE_EXHAUSTED throttled, honouring {@code grpc-retry-pushback-ms} (a negative or

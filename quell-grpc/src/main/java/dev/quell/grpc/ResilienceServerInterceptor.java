@@ -51,6 +51,11 @@ import org.jspecify.annotations.Nullable;
  * so a Quell or grpc-java client on the other side waits as long as told. A status the handler chose
  * itself (anything but {@code UNKNOWN}) is left alone.
  *
+ * <p><b>An expired deadline.</b> A call whose gRPC deadline has already passed when this interceptor
+ * runs (it waited for a server thread, or for interceptors ahead of this one) is closed at once with
+ * {@code DEADLINE_EXCEEDED}, and one the caller has already cancelled with {@code CANCELLED}: the
+ * handler is never started, since nobody waits for its answer.
+ *
  * <p><b>Draining.</b> While {@link Draining#isDraining()}, new calls are refused at once with
  * {@code UNAVAILABLE} (no pushback: the caller should try another server now, not this one later);
  * calls already running go on.
@@ -87,7 +92,16 @@ public final class ResilienceServerInterceptor implements ServerInterceptor {
           new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    ResilienceContext context = contextOf(headers, Context.current().getDeadline(), inbound);
+    Context grpcContext = Context.current();
+    Deadline deadline = grpcContext.getDeadline();
+    if ((deadline != null && deadline.isExpired()) || grpcContext.isCancelled()) {
+      // the caller gave up while the call waited for a thread or for the interceptors ahead of this one
+      call.close(deadline != null && deadline.isExpired()
+          ? Status.DEADLINE_EXCEEDED.withDescription("Quell: the caller's deadline had passed before the handler started")
+          : Status.CANCELLED.withDescription("Quell: the call was cancelled before the handler started"), new Metadata());
+      return new ServerCall.Listener<>() {};
+    }
+    ResilienceContext context = contextOf(headers, deadline, inbound);
     RefusalMappingCall<ReqT, RespT> mapping = new RefusalMappingCall<>(call);
     ServerCall.Listener<ReqT> listener;
     try (ResilienceContext.Scope scope = context.open()) {

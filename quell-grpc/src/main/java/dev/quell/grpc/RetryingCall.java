@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +56,10 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private final long slackNanos;
   private final ResilienceInterceptor owner;
   private final Executor elsewhere;
+  /** Set when the caller gave the call an executor: the attempts' and the policy's, retired at the close. */
+  private final @Nullable LiveCallExecutor live;
+  /** The caller's options with the attempts' executor: each attempt adds only its wire deadline. */
+  private final CallOptions attemptOptions;
   private final boolean streaming;
   private final SerialQueue queue = new SerialQueue();
 
@@ -88,7 +93,18 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     this.slackNanos = slackNanos;
     this.owner = owner;
     Executor executor = callOptions.getExecutor();
-    this.elsewhere = executor != null ? executor : java.util.concurrent.ForkJoinPool.commonPool();
+    if (executor == null) {
+      // the attempts run on the channel's executor, which outlives the call
+      this.live = null;
+      this.elsewhere = ForkJoinPool.commonPool();
+      this.attemptOptions = callOptions;
+    } else {
+      // the caller's executor may stop when the call ends (a blocking stub's does): see LiveCallExecutor
+      LiveCallExecutor attempts = new LiveCallExecutor(executor, ForkJoinPool.commonPool());
+      this.live = attempts;
+      this.elsewhere = attempts;
+      this.attemptOptions = callOptions.withExecutor(attempts);
+    }
     this.streaming = method.getType() == MethodDescriptor.MethodType.SERVER_STREAMING;
   }
 
@@ -304,7 +320,7 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     Deadline caller = callOptions.getDeadline();
     Deadline wire = Deadlines.wire(caller, bound, Deadline.getSystemTicker());
-    return wire == caller ? callOptions : callOptions.withDeadline(wire);
+    return wire == caller ? attemptOptions : attemptOptions.withDeadline(wire);
   }
 
   private void abandon(AttemptCall a) {
@@ -535,6 +551,10 @@ final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       return;
     }
     appClosed = true;
+    LiveCallExecutor executor = live;
+    if (executor != null) {
+      executor.retire(); // attempts still closing, and the policy's last events, must not wait on the caller's executor
+    }
     try {
       l.onClose(status, trailers);
     } catch (RuntimeException | Error e) {

@@ -62,6 +62,7 @@ class ChannelRetryTest {
   @BeforeEach
   void start() throws Exception {
     log.addHandler(capture);
+    log.setUseParentHandlers(false); // the warning is expected here: captured, not printed
     // "flaky-…" calls fail every odd wire attempt; "down-…" calls always fail
     server = FaultServer.start((req, n) -> req.startsWith("down") || n % 2 == 1 ? fail(Status.Code.UNAVAILABLE) : reply("ok"));
   }
@@ -69,6 +70,7 @@ class ChannelRetryTest {
   @AfterEach
   void stop() throws Exception {
     log.removeHandler(capture);
+    log.setUseParentHandlers(true);
     server.close();
   }
 

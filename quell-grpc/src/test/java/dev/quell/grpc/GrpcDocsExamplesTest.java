@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** The code blocks of docs/grpc.md, verbatim, run against a real server on a loopback port. */
@@ -197,6 +198,8 @@ class GrpcDocsExamplesTest {
       ResilienceInterceptor quell = ResilienceInterceptor.of(Resilience.DEFAULT.withBackoff(Backoff.NONE));
       ManagedChannel channel = server.channelBuilder().defaultServiceConfig(ChannelRetryTest.RETRYING_SERVICE_CONFIG)
           .enableRetry().intercept(quell).build();
+      Logger log = Logger.getLogger("dev.quell.grpc");
+      log.setUseParentHandlers(false); // the warning is the point here: not printed
       try {
         ClientCalls.blockingUnaryCall(channel, FaultServer.UNARY, CallOptions.DEFAULT, "c1");
         boolean retriedBeneathQuell;
@@ -205,6 +208,7 @@ class GrpcDocsExamplesTest {
         // --- end
         assertThat(retriedBeneathQuell).isTrue();
       } finally {
+        log.setUseParentHandlers(true);
         channel.shutdownNow();
         channel.awaitTermination(10, TimeUnit.SECONDS);
       }

@@ -19,17 +19,30 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.ForwardingServerCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,8 +59,8 @@ class ResilienceServerInterceptorTest {
     }
   }
 
-  private FaultServer server(FaultServer.Script script, ResilienceServerInterceptor interceptor) throws Exception {
-    FaultServer s = FaultServer.start(script, interceptor);
+  private FaultServer server(FaultServer.Script script, ServerInterceptor... interceptors) throws Exception {
+    FaultServer s = FaultServer.start(script, interceptors);
     closing.add(0, s);
     return s;
   }
@@ -155,6 +168,48 @@ class ResilienceServerInterceptorTest {
         .satisfies(d -> assertThat(d).isLessThanOrEqualTo(Duration.ofSeconds(2)));
   }
 
+  @Test
+  void aCallWhoseDeadlinePassedBeforeTheInterceptorRanNeverReachesTheHandler() throws Exception {
+    BlockingQueue<Status> closedWith = new LinkedBlockingQueue<>();
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    closing.add(timer::shutdownNow);
+    ServerInterceptor slowStep = new ServerInterceptor() {
+      // a step ahead of Quell (an authentication lookup, say) that finishes only once the call's deadline has passed
+      @Override
+      public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+          ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+        CountDownLatch expired = new CountDownLatch(1);
+        Deadline deadline = Context.current().getDeadline();
+        assertThat(deadline).isNotNull();
+        deadline.runOnExpiration(expired::countDown, timer);
+        try {
+          assertThat(expired.await(10, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError(e);
+        }
+        return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            closedWith.add(status);
+            super.close(status, trailers);
+          }
+        }, headers);
+      }
+    };
+    // the last interceptor given runs first: the slow step, then Quell's
+    FaultServer server = server((req, n) -> reply("ok"), ResilienceServerInterceptor.create(), slowStep);
+
+    RecordingListener late = call(plainChannel(server), CallOptions.DEFAULT.withDeadlineAfter(100, TimeUnit.MILLISECONDS), "late");
+
+    assertThat(late.awaitClose().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    Status closed = closedWith.poll(10, TimeUnit.SECONDS);
+    assertThat(closed).isNotNull();
+    assertThat(closed.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(closed.getDescription()).contains("deadline").contains("before the handler");
+    assertThat(server.seen("late")).as("the handler never ran").isEmpty();
+  }
+
   // ---------------------------------------------------------------- refusals
 
   private static FaultServer.Action refusing(String how) {
@@ -202,6 +257,11 @@ class ResilienceServerInterceptorTest {
       "bug,                     UNKNOWN,            none"})
   void quellRefusalsInTheHandlerBecomeStatusesWithPushback(String how, Status.Code code, String pushback) throws Exception {
     FaultServer server = server((req, n) -> refusing(req), ResilienceServerInterceptor.create());
+    // gRPC logs the handler's own bug (the "bug" case) at SEVERE: expected here, so not printed
+    Logger grpcLog = Logger.getLogger("io.grpc.internal.SerializingExecutor");
+    Level was = grpcLog.getLevel();
+    grpcLog.setLevel(Level.OFF);
+    closing.add(() -> grpcLog.setLevel(was)); // last, once the server has stopped
 
     RecordingListener call = call(plainChannel(server), CallOptions.DEFAULT, how);
 
