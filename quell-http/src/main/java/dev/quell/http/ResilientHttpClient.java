@@ -93,14 +93,25 @@ import org.jspecify.annotations.Nullable;
  * hedge delay again, beside the first, each on its own exchange; the losers are aborted and any answer
  * they still produce is closed. Only repeatable requests are hedged.
  *
+ * <h2>Blocking sends</h2>
+ * {@link #send} calls the JDK's blocking {@link HttpClient#send} on the caller's thread for each attempt,
+ * inside the core's synchronous driver: it costs what {@code policy.execute(() -> http.send(...))} costs,
+ * plus the per-host policy and the headers.
+ *
  * <h2>Cancellation</h2>
- * An attempt that outlives its attempt timeout is aborted: {@link #send} interrupts the blocked thread and
- * {@link #sendAsync} cancels the JDK's future, which since JDK 16 (JDK-8245462) aborts the exchange and
- * closes its connection; this library's Java 17 baseline always has that. Cancelling the future
+ * An attempt that outlives its attempt timeout is abandoned: {@link #send} interrupts the blocked thread
+ * (the JDK's {@code send} then cancels its exchange) and {@link #sendAsync} cancels the JDK's future,
+ * which since JDK 16 (JDK-8245462) asks the JDK to abort the exchange. Cancelling the future
  * {@code sendAsync} returns ({@code cancel(true)} or {@code cancel(false)}: the same) cancels the call:
- * the attempt in flight is aborted and no retry starts. Cancel that future itself, not a stage derived
- * from it — as with the JDK's own, cancelling a dependent stage does not reach the exchange. If the
- * {@code HttpClient} you wrap is a custom subclass, aborting depends on its futures being cancellable.
+ * the attempt in flight is abandoned the same way and no retry starts. Cancel that future itself, not a
+ * stage derived from it — as with the JDK's own, cancelling a dependent stage does not reach the exchange.
+ *
+ * <p>The call always ends at once; the exchange is the JDK's to abort, and on Java 17 an aborted exchange
+ * does not always close its connection under load (a hand-written {@code sendAsync} + {@code cancel(true)}
+ * behaves the same). This client bounds what it can: the body of an answer that arrived as its
+ * {@code send} was interrupted is closed, and every exchange given up on in flight is counted in
+ * {@link #abandonedExchanges()}. If the {@code HttpClient} you wrap is a custom subclass, aborting depends
+ * on its futures being cancellable.
  *
  * <p>Immutable and thread-safe; build one per dependency (or one per application) and keep it in a field,
  * as you would the {@code HttpClient}.

@@ -1,13 +1,10 @@
 package dev.quell.okhttp;
 
 import dev.quell.Attempt;
-import dev.quell.AttemptTimeoutException;
 import dev.quell.CallRejectedException;
 import dev.quell.CircuitBreaker;
-import dev.quell.DeadlineExceededException;
 import dev.quell.Limiter;
 import dev.quell.Outcome;
-import dev.quell.PolicyScope;
 import dev.quell.Resilience;
 import dev.quell.ResilienceConfigurationException;
 import dev.quell.ResilienceContext;
@@ -42,7 +39,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * An OkHttp application interceptor that runs each call through a Quell policy, per host. Made by
  * {@link QuellOkHttp#interceptor(Resilience)}; add it with {@code OkHttpClient.Builder.addInterceptor}
- * (an <em>application</em> interceptor: a network interceptor runs once per network hop and cannot retry).
+ * (an <em>application</em> interceptor: a network interceptor runs once per network hop and cannot retry),
+ * and its {@link #networkInterceptor()} with {@code addNetworkInterceptor}:
+ *
+ * <pre>{@code
+ * QuellInterceptor quell = QuellOkHttp.interceptor(Resilience.HTTP.withName("catalog"));
+ * OkHttpClient client = new OkHttpClient.Builder()
+ *     .addInterceptor(quell)
+ *     .addNetworkInterceptor(quell.networkInterceptor())
+ *     .build();
+ * }</pre>
  *
  * <h2>What each call does</h2>
  * <ul>
@@ -51,6 +57,11 @@ import org.jspecify.annotations.Nullable;
  *       ({@code X-Quell-Attempt: n/N}), exactly as {@code ResilientHttpClient} does. Before a retry the
  *       previous response is closed, so OkHttp never refuses with "cannot make a new request because the
  *       previous response is still open"; every response the caller will not receive is closed.
+ *   <li><b>One request on the wire per attempt.</b> OkHttp's own resends, which run below any application
+ *       interceptor and would be attempts the budget never funded, are off: each attempt runs with
+ *       {@code retryOnConnectionFailure} off (no resend after a 408 or a failed connection), and the network
+ *       half keeps OkHttp from resending a 503 with {@code Retry-After: 0}. Quell retries those instead,
+ *       through the budget. Redirects and authentication challenges are followed as before.
  *   <li><b>Per host</b>: each host gets its own copy of the policy, with its own retry budget
  *       ({@link #budgetsByHost()}), its own circuit breaker when the policy was given a
  *       {@link CircuitBreaker.Config} ({@link #breakersByHost()}) and its own adaptive limit
@@ -70,8 +81,11 @@ import org.jspecify.annotations.Nullable;
  *       classifier receives the {@link Response} to judge.
  *   <li><b>Attempt timeouts</b> become OkHttp's connect, read and write timeouts for that attempt (never
  *       longer than yours), because a thread blocked in a socket read does not notice an interrupt: a silent
- *       server is given up on at the attempt timeout. A server that keeps trickling bytes is bounded by the
- *       call's deadline and OkHttp's {@code callTimeout}, not by the attempt timeout.
+ *       server is given up on at the attempt timeout.
+ *   <li><b>The deadline bounds the body</b>: the body of the response the caller receives can be read until
+ *       the call's deadline (the policy's or {@code callTimeout}'s, whichever is first); then the call is
+ *       cancelled and the read throws a {@link SocketTimeoutException}. A server that trickles bytes never
+ *       trips the read timeout, so only this ends it.
  *   <li><b>Failures</b> stay {@link IOException}s, as OkHttp expects of an interceptor (an unchecked
  *       exception would crash an enqueued call's dispatcher thread): a transport failure is rethrown
  *       unchanged; a refusal ({@link CallRejectedException}: budget, breaker, limiter, draining) arrives, after
@@ -85,10 +99,6 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>With OkHttp's own machinery</h2>
  * <ul>
- *   <li>{@code retryOnConnectionFailure} (on by default) lets OkHttp resend a request on a fresh connection
- *       when a pooled one turns out dead or a route fails. That happens inside one Quell attempt, below this
- *       interceptor: the budget does not see it. Leave it on (it hides stale keep-alive connections, which
- *       are not the dependency's fault) or turn it off to make every wire attempt count.
  *   <li>{@code callTimeout} bounds the whole call, retries and backoff included. The interceptor adopts it as
  *       the call's deadline, so Quell never waits for a retry the call timeout would cut off; when it fires,
  *       OkHttp reports its {@code InterruptedIOException("timeout")} as usual.
