@@ -182,4 +182,61 @@ public class HttpClientBenchmark {
         () -> loopback.http.send(loopback.request, HttpResponse.BodyHandlers.ofString()));
     return response == null ? "" : response.body();
   }
+
+  /**
+   * The three loopback contenders measured in one JVM, one request each in turn (bare, Quell, the policy
+   * by hand, rotating which goes first), so that a machine whose load moves during the run moves them
+   * alike: on a busy machine JMH's one fork per benchmark can put minutes of different load between
+   * them. Prints the mean and percentiles of each, and their ratios to the bare client.
+   *
+   * <pre>{@code java -cp quell-bench/target/benchmarks.jar dev.quell.bench.HttpClientBenchmark\$Interleaved 20000}</pre>
+   */
+  public static final class Interleaved {
+    private Interleaved() {}
+
+    public static void main(String[] args) throws Exception {
+      int n = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+      Loopback loopback = new Loopback();
+      loopback.start();
+      HttpClientBenchmark bench = new HttpClientBenchmark();
+      String[] names = {"bareHttpClient", "resilientHttpClient", "policyAroundSend"};
+      long[][] nanos = new long[names.length][n];
+      try {
+        for (int i = 0; i < 3_000; i++) { // warm-up
+          bench.bareHttpClient(loopback);
+          bench.resilientHttpClient(loopback);
+          bench.policyAroundSend(loopback);
+        }
+        for (int i = 0; i < n; i++) {
+          for (int k = 0; k < names.length; k++) {
+            int which = (i + k) % names.length;
+            long started = System.nanoTime();
+            if (which == 0) {
+              bench.bareHttpClient(loopback);
+            } else if (which == 1) {
+              bench.resilientHttpClient(loopback);
+            } else {
+              bench.policyAroundSend(loopback);
+            }
+            nanos[which][i] = System.nanoTime() - started;
+          }
+        }
+      } finally {
+        loopback.stop();
+      }
+      double[] mean = new double[names.length];
+      long[] p50 = new long[names.length];
+      for (int k = 0; k < names.length; k++) {
+        long[] sorted = nanos[k].clone();
+        java.util.Arrays.sort(sorted);
+        mean[k] = java.util.Arrays.stream(sorted).average().orElse(0);
+        p50[k] = sorted[n / 2];
+        System.out.printf("%-20s mean %8.1f us   p10 %8.1f us   p50 %8.1f us   p90 %8.1f us%n", names[k], mean[k] / 1e3,
+            sorted[n / 10] / 1e3, p50[k] / 1e3, sorted[n * 9 / 10] / 1e3);
+      }
+      for (int k = 1; k < names.length; k++) {
+        System.out.printf("%-20s / bare: mean %.2fx   p50 %.2fx%n", names[k], mean[k] / mean[0], (double) p50[k] / p50[0]);
+      }
+    }
+  }
 }

@@ -372,16 +372,24 @@ public final class ResilientHttpClient implements AutoCloseable {
 
     CompletionStage<HttpResponse<T>> sendAsync(Attempt attempt) {
       call.attemptStarting(attempt);
-      // Return the JDK's own future: cancelling it (the core does, on timeout and on cancel) aborts the exchange.
       CompletableFuture<HttpResponse<T>> future = http.sendAsync(requestFor(attempt), handler);
       future.whenComplete((response, failure) -> {
         if (response != null) {
           call.received(response);
-        } else if (future.isCancelled()) {
-          abandoned.increment();
         }
       });
-      return future;
+      // Cancelling the attempt (the core does, on timeout, on cancel and for a losing hedge) cancels the
+      // JDK's own future, which aborts the exchange. The JDK may complete that future with its own
+      // IOException as it aborts, so the abandonment is counted here, where the cancel is asked for.
+      Abandonable<HttpResponse<T>> attemptFuture = new Abandonable<>(future, abandoned);
+      future.whenComplete((response, failure) -> {
+        if (failure != null) {
+          attemptFuture.completeExceptionally(failure);
+        } else {
+          attemptFuture.complete(response);
+        }
+      });
+      return attemptFuture;
     }
 
     /** Runs inside the attempt: the current context is this attempt's own. */
@@ -390,6 +398,33 @@ public final class ResilientHttpClient implements AutoCloseable {
       HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> !OutboundCall.replaces(name, context));
       call.writeHeaders(context, attempt, builder::setHeader);
       return builder.build();
+    }
+  }
+
+  /** An attempt's future whose cancel cancels the JDK's future beneath it and counts an exchange abandoned in flight. */
+  private static final class Abandonable<T> extends CompletableFuture<T> {
+    private final CompletableFuture<T> exchange;
+    private final LongAdder abandoned;
+
+    Abandonable(CompletableFuture<T> exchange, LongAdder abandoned) {
+      this.exchange = exchange;
+      this.abandoned = abandoned;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      // this future first: the JDK completes its own with an IOException as it aborts, which would complete this one
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      if (!exchange.isDone()) {
+        exchange.cancel(true); // the JDK's cancellable future: aborts the exchange
+        abandoned.increment();
+      }
+      return cancelled;
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new CompletableFuture<>(); // dependents are plain futures
     }
   }
 
