@@ -356,13 +356,17 @@ public final class ResilientHttpClient implements AutoCloseable {
     HttpResponse<T> send(Attempt attempt) throws IOException, InterruptedException {
       call.attemptStarting(attempt); // release the 503 before asking again
       Arrival<T> arrival = new Arrival<>(handler);
+      HttpRequest attemptRequest = requestFor(attempt);
+      boolean interruptedBefore = Thread.currentThread().isInterrupted(); // then the JDK sends nothing
       HttpResponse<T> response;
       try {
-        response = http.send(requestFor(attempt), arrival);
+        response = http.send(attemptRequest, arrival);
       } catch (InterruptedException e) {
         // The JDK asked its exchange to abort; if the answer's headers were already here, its body may
         // be open with nobody to read it: close it. Either way the exchange was abandoned in flight.
-        abandoned.increment();
+        if (!interruptedBefore) {
+          abandoned.increment();
+        }
         arrival.discard();
         throw e;
       }
