@@ -38,7 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * HTTP/1.1 keep-alive connections, and read a two-byte body as a String.
  *
  * <p>The difference between the two is what Quell adds to a request that succeeds on its first
- * attempt, measured against the cost of the request itself.
+ * attempt, measured against the cost of the request itself. {@link #policyAroundSend} is the same
+ * request with the policy wrapped by hand around the bare client's {@code send}
+ * ({@code Resilience.HTTP.execute(() -> http.send(...))}), without the per-host scope and headers.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -56,6 +58,7 @@ public class HttpClientBenchmark {
     ExecutorService serverThreads;
     HttpClient http;
     ResilientHttpClient quell;
+    Resilience policy;
     HttpRequest request;
 
     @Setup(Level.Trial)
@@ -77,6 +80,7 @@ public class HttpClientBenchmark {
       server.start();
       http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       quell = ResilientHttpClient.of(http, Resilience.HTTP);
+      policy = Resilience.HTTP.withName("around-send");
       request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/item")).build();
     }
 
@@ -169,5 +173,70 @@ public class HttpClientBenchmark {
   @Benchmark
   public String resilientHttpClient(Loopback loopback) throws IOException, InterruptedException {
     return loopback.quell.send(loopback.request, HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /** The bare client's blocking send inside a policy by hand: the core's synchronous driver alone. */
+  @Benchmark
+  public String policyAroundSend(Loopback loopback) throws Exception {
+    HttpResponse<String> response = loopback.policy.execute(
+        () -> loopback.http.send(loopback.request, HttpResponse.BodyHandlers.ofString()));
+    return response == null ? "" : response.body();
+  }
+
+  /**
+   * The three loopback contenders measured in one JVM, one request each in turn (bare, Quell, the policy
+   * by hand, rotating which goes first), so that a machine whose load moves during the run moves them
+   * alike: on a busy machine JMH's one fork per benchmark can put minutes of different load between
+   * them. Prints the mean and percentiles of each, and their ratios to the bare client.
+   *
+   * <pre>{@code java -cp quell-bench/target/benchmarks.jar dev.quell.bench.HttpClientBenchmark\$Interleaved 20000}</pre>
+   */
+  public static final class Interleaved {
+    private Interleaved() {}
+
+    public static void main(String[] args) throws Exception {
+      int n = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+      Loopback loopback = new Loopback();
+      loopback.start();
+      HttpClientBenchmark bench = new HttpClientBenchmark();
+      String[] names = {"bareHttpClient", "resilientHttpClient", "policyAroundSend"};
+      long[][] nanos = new long[names.length][n];
+      try {
+        for (int i = 0; i < 3_000; i++) { // warm-up
+          bench.bareHttpClient(loopback);
+          bench.resilientHttpClient(loopback);
+          bench.policyAroundSend(loopback);
+        }
+        for (int i = 0; i < n; i++) {
+          for (int k = 0; k < names.length; k++) {
+            int which = (i + k) % names.length;
+            long started = System.nanoTime();
+            if (which == 0) {
+              bench.bareHttpClient(loopback);
+            } else if (which == 1) {
+              bench.resilientHttpClient(loopback);
+            } else {
+              bench.policyAroundSend(loopback);
+            }
+            nanos[which][i] = System.nanoTime() - started;
+          }
+        }
+      } finally {
+        loopback.stop();
+      }
+      double[] mean = new double[names.length];
+      long[] p50 = new long[names.length];
+      for (int k = 0; k < names.length; k++) {
+        long[] sorted = nanos[k].clone();
+        java.util.Arrays.sort(sorted);
+        mean[k] = java.util.Arrays.stream(sorted).average().orElse(0);
+        p50[k] = sorted[n / 2];
+        System.out.printf("%-20s mean %8.1f us   p10 %8.1f us   p50 %8.1f us   p90 %8.1f us%n", names[k], mean[k] / 1e3,
+            sorted[n / 10] / 1e3, p50[k] / 1e3, sorted[n * 9 / 10] / 1e3);
+      }
+      for (int k = 1; k < names.length; k++) {
+        System.out.printf("%-20s / bare: mean %.2fx   p50 %.2fx%n", names[k], mean[k] / mean[0], (double) p50[k] / p50[0]);
+      }
+    }
   }
 }

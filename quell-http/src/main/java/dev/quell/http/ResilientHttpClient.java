@@ -9,10 +9,11 @@ import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
 import dev.quell.http.internal.Bodies;
+import dev.quell.http.internal.Failures;
+import dev.quell.http.internal.HostPolicies;
 import dev.quell.http.internal.Hosts;
-import dev.quell.http.internal.OutboundHeaders;
+import dev.quell.http.internal.OutboundCall;
 import dev.quell.http.internal.ResponseClassifier;
-import dev.quell.http.internal.Superseded;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -26,7 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -92,14 +93,25 @@ import org.jspecify.annotations.Nullable;
  * hedge delay again, beside the first, each on its own exchange; the losers are aborted and any answer
  * they still produce is closed. Only repeatable requests are hedged.
  *
+ * <h2>Blocking sends</h2>
+ * {@link #send} calls the JDK's blocking {@link HttpClient#send} on the caller's thread for each attempt,
+ * inside the core's synchronous driver: it costs what {@code policy.execute(() -> http.send(...))} costs,
+ * plus the per-host policy and the headers.
+ *
  * <h2>Cancellation</h2>
- * An attempt that outlives its attempt timeout is aborted: {@link #send} interrupts the blocked thread and
- * {@link #sendAsync} cancels the JDK's future, which since JDK 16 (JDK-8245462) aborts the exchange and
- * closes its connection; this library's Java 17 baseline always has that. Cancelling the future
+ * An attempt that outlives its attempt timeout is abandoned: {@link #send} interrupts the blocked thread
+ * (the JDK's {@code send} then cancels its exchange) and {@link #sendAsync} cancels the JDK's future,
+ * which since JDK 16 (JDK-8245462) asks the JDK to abort the exchange. Cancelling the future
  * {@code sendAsync} returns ({@code cancel(true)} or {@code cancel(false)}: the same) cancels the call:
- * the attempt in flight is aborted and no retry starts. Cancel that future itself, not a stage derived
- * from it — as with the JDK's own, cancelling a dependent stage does not reach the exchange. If the
- * {@code HttpClient} you wrap is a custom subclass, aborting depends on its futures being cancellable.
+ * the attempt in flight is abandoned the same way and no retry starts. Cancel that future itself, not a
+ * stage derived from it — as with the JDK's own, cancelling a dependent stage does not reach the exchange.
+ *
+ * <p>The call always ends at once; the exchange is the JDK's to abort, and on Java 17 an aborted exchange
+ * does not always close its connection under load (a hand-written {@code sendAsync} + {@code cancel(true)}
+ * behaves the same). This client bounds what it can: the body of an answer that arrived as its
+ * {@code send} was interrupted is closed, and every exchange given up on in flight is counted in
+ * {@link #abandonedExchanges()}. If the {@code HttpClient} you wrap is a custom subclass, aborting depends
+ * on its futures being cancellable.
  *
  * <p>Immutable and thread-safe; build one per dependency (or one per application) and keep it in a field,
  * as you would the {@code HttpClient}.
@@ -126,18 +138,14 @@ public final class ResilientHttpClient implements AutoCloseable {
   private static final @Nullable MethodHandle CLOSE = findClose();
 
   private final HttpClient http;
-  private final Resilience policy;
-  private final Function<? super HttpRequest, String> scopeKey;
-  private final int maxHosts;
-  private final PolicyScope<String> hosts;
+  private final HostPolicies<HttpRequest> hosts;
+  /** Shared by the clients {@link #withScopeKey} and {@link #withMaxKeys} make: they send on the same {@code HttpClient}. */
+  private final LongAdder abandoned;
 
-  private ResilientHttpClient(HttpClient http, Resilience policy, Function<? super HttpRequest, String> scopeKey, int maxHosts) {
+  private ResilientHttpClient(HttpClient http, HostPolicies<HttpRequest> hosts, LongAdder abandoned) {
     this.http = Objects.requireNonNull(http, "http");
-    this.policy = Objects.requireNonNull(policy, "policy");
-    this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
-    this.maxHosts = maxHosts;
-    Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), JDK_RESPONSES));
-    this.hosts = PolicyScope.of(template, maxHosts);
+    this.hosts = hosts;
+    this.abandoned = abandoned;
   }
 
   /** Wraps {@code http} with {@link Resilience#HTTP}, per host. */
@@ -151,7 +159,8 @@ public final class ResilientHttpClient implements AutoCloseable {
    * {@link Resilience#HTTP} has) or a classifier of your own that reads responses.
    */
   public static ResilientHttpClient of(HttpClient http, Resilience policy) {
-    return new ResilientHttpClient(http, policy, BY_HOST, PolicyScope.DEFAULT_MAX_KEYS);
+    return new ResilientHttpClient(http, HostPolicies.of(policy, JDK_RESPONSES, BY_HOST, PolicyScope.DEFAULT_MAX_KEYS),
+        new LongAdder());
   }
 
   /**
@@ -159,12 +168,12 @@ public final class ResilientHttpClient implements AutoCloseable {
    * budget over everything. The new client starts with fresh budgets, breakers and adaptive limits.
    */
   public ResilientHttpClient withScopeKey(Function<? super HttpRequest, String> scopeKey) {
-    return new ResilientHttpClient(http, policy, scopeKey, maxHosts);
+    return new ResilientHttpClient(http, hosts.withScopeKey(scopeKey), abandoned);
   }
 
   /** A client that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets, breakers and adaptive limits. */
   public ResilientHttpClient withMaxKeys(int maxKeys) {
-    return new ResilientHttpClient(http, policy, scopeKey, maxKeys);
+    return new ResilientHttpClient(http, hosts.withMaxKeys(maxKeys), abandoned);
   }
 
   /** The {@code HttpClient} this one wraps. */
@@ -174,7 +183,7 @@ public final class ResilientHttpClient implements AutoCloseable {
 
   /** The policy as given: the template each host's copy is made from. */
   public Resilience policy() {
-    return policy;
+    return hosts.template();
   }
 
   /**
@@ -207,6 +216,19 @@ public final class ResilientHttpClient implements AutoCloseable {
     return hosts.adaptiveLimits();
   }
 
+  /**
+   * How many exchanges this client gave up on while they were still in flight: attempts that outlived
+   * their attempt timeout, lost to a hedge, or were cancelled or interrupted by the caller. Quell asked
+   * the JDK to abort each one (cancelling its future, as {@code HttpClient.send} does when interrupted)
+   * and closed any body that had already arrived. On Java 17 the JDK does not always close an aborted
+   * exchange's connection under load, so this counts the exchanges that may still hold one; a count
+   * that keeps rising together with the server's open connections points there. Counted since the
+   * client was made, shared with the clients {@link #withScopeKey} and {@link #withMaxKeys} derive.
+   */
+  public long abandonedExchanges() {
+    return abandoned.sum();
+  }
+
   /** Sends {@code request} through the host's policy, retrying it only if {@link Repeatable#BY_METHOD} allows. */
   public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
       throws IOException, InterruptedException {
@@ -217,12 +239,12 @@ public final class ResilientHttpClient implements AutoCloseable {
   public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, Repeatable repeatable)
       throws IOException, InterruptedException {
     Exchange<T> exchange = exchange(request, handler, repeatable);
-    Outcome<HttpResponse<T>> outcome = exchange.policy.run(exchange::send);
-    HttpResponse<T> response = exchange.settle(outcome);
+    Outcome<HttpResponse<T>> outcome = exchange.call.policy().run(exchange::send);
+    HttpResponse<T> response = exchange.call.settle(outcome);
     if (response != null) {
       return response;
     }
-    throw rethrow(outcome.failure().orElse(null));
+    throw Failures.asIOExceptionOrInterrupt(outcome.failure().orElse(null));
   }
 
   /** As {@link #send(HttpRequest, HttpResponse.BodyHandler)}, without blocking. Cancel the returned future to cancel the call. */
@@ -238,7 +260,7 @@ public final class ResilientHttpClient implements AutoCloseable {
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
       Repeatable repeatable) {
     Exchange<T> exchange = exchange(request, handler, repeatable);
-    CompletableFuture<Outcome<HttpResponse<T>>> call = exchange.policy.runAsync(exchange::sendAsync);
+    CompletableFuture<Outcome<HttpResponse<T>>> call = exchange.call.policy().runAsync(exchange::sendAsync);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     result.whenComplete((r, t) -> {
       if (result.isCancelled()) {
@@ -247,11 +269,11 @@ public final class ResilientHttpClient implements AutoCloseable {
     });
     call.whenComplete((outcome, failure) -> {
       if (outcome == null) {
-        exchange.responses.end(null);
+        exchange.call.abandon();
         result.completeExceptionally(failure != null ? failure : new IllegalStateException("call ended without an outcome"));
         return;
       }
-      HttpResponse<T> response = exchange.settle(outcome);
+      HttpResponse<T> response = exchange.call.settle(outcome);
       if (response != null) {
         if (!result.complete(response)) {
           Bodies.discard(response); // the caller cancelled as it arrived: nobody will read it
@@ -297,123 +319,153 @@ public final class ResilientHttpClient implements AutoCloseable {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "handler");
     Objects.requireNonNull(repeatable, "repeatable");
-    String key = scopeKey.apply(request);
-    if (key == null) {
-      throw new NullPointerException("the scope key function returned null for " + request.uri());
-    }
+    Resilience hostPolicy = hosts.policyFor(request);
     boolean repeat = repeatable.allows(request.method(), name -> request.headers().firstValue(name).orElse(null));
-    Resilience hostPolicy = hosts.policy(key);
-    // the host's own instance, one attempt and no hedge: the same breaker, limiters, budget and histogram
-    return new Exchange<>(http, request, handler, repeat ? hostPolicy : hostPolicy.once());
-  }
-
-  /** Throws {@code failure} if it is unchecked or interrupted; returns the IOException to throw otherwise. */
-  private static IOException rethrow(@Nullable Throwable failure) throws InterruptedException {
-    if (failure instanceof IOException) {
-      return (IOException) failure;
-    }
-    if (failure instanceof InterruptedException) {
-      throw (InterruptedException) failure;
-    }
-    if (failure instanceof RuntimeException) {
-      throw (RuntimeException) failure;
-    }
-    if (failure instanceof Error) {
-      throw (Error) failure;
-    }
-    return new IOException("request failed", failure); // no other checked exception comes out of HttpClient.send
+    OutboundCall<HttpResponse<T>> call = OutboundCall.of(hostPolicy, repeat,
+        request.headers().firstValue(ResilienceContext.DEADLINE_HEADER).orElse(null), Bodies::discard);
+    return new Exchange<>(http, request, handler, call, abandoned);
   }
 
   @Override
   public String toString() {
-    return "ResilientHttpClient[" + policy.name() + ", hosts=" + hosts.size() + "]";
+    return "ResilientHttpClient[" + hosts.template().name() + ", hosts=" + hosts.size() + "]";
   }
 
-  /** One call: its request, its responses, and how to build each attempt's request. */
+  /** One call: its request, its responses, and how to send each attempt. */
   private static final class Exchange<T> {
     final HttpClient http;
     final HttpRequest request;
     final HttpResponse.BodyHandler<T> handler;
-    final Resilience policy;
-    final Superseded<HttpResponse<T>> responses = new Superseded<>(Bodies::discard);
-    final @Nullable Duration callerDeadline;
+    final OutboundCall<HttpResponse<T>> call;
+    final LongAdder abandoned;
 
-    Exchange(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> handler, Resilience policy) {
+    Exchange(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> handler, OutboundCall<HttpResponse<T>> call,
+        LongAdder abandoned) {
       this.http = http;
       this.request = request;
       this.handler = handler;
-      this.policy = policy;
-      this.callerDeadline = ResilienceContext.parseDeadline(
-          request.headers().firstValue(ResilienceContext.DEADLINE_HEADER).orElse(null));
+      this.call = call;
+      this.abandoned = abandoned;
     }
 
+    /**
+     * The blocking attempt: the JDK's own blocking {@code send}, on the caller's thread (no hand-over to
+     * another thread, which is what {@code sendAsync(...).get()} costs). An attempt timeout, a winning
+     * hedge or the caller interrupts this thread; the JDK's {@code send} then cancels its exchange.
+     */
     HttpResponse<T> send(Attempt attempt) throws IOException, InterruptedException {
-      if (attempt.isRetry() && !attempt.isHedge()) {
-        responses.supersede(); // release the 503 before asking again
-      }
-      // What HttpClient.send does inside, but keeping hold of the future: when an interrupt (ours, at
-      // the attempt timeout, or the caller's) lands just as the answer arrives, send would drop that
-      // answer with its body open. Here it is tracked, and closed with the others.
-      CompletableFuture<HttpResponse<T>> future = http.sendAsync(requestFor(attempt), handler);
+      call.attemptStarting(attempt); // release the 503 before asking again
+      Arrival<T> arrival = new Arrival<>(handler);
+      HttpRequest attemptRequest = requestFor(attempt);
+      boolean interruptedBefore = Thread.currentThread().isInterrupted(); // then the JDK sends nothing
       HttpResponse<T> response;
       try {
-        response = future.get();
+        response = http.send(attemptRequest, arrival);
       } catch (InterruptedException e) {
-        if (!future.cancel(true)) { // cancelling aborts the exchange, unless the answer is already here
-          HttpResponse<T> late = future.isCompletedExceptionally() ? null : future.getNow(null);
-          if (late != null) {
-            responses.received(late);
-          }
+        // The JDK asked its exchange to abort; if the answer's headers were already here, its body may
+        // be open with nobody to read it: close it. Either way the exchange was abandoned in flight.
+        if (!interruptedBefore) {
+          abandoned.increment();
         }
+        arrival.discard();
         throw e;
-      } catch (ExecutionException e) {
-        throw rethrowCause(e);
       }
-      responses.received(response);
+      call.received(response);
       return response;
     }
 
-    private static IOException rethrowCause(ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException) {
-        return (IOException) cause;
-      }
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
-      }
-      if (cause instanceof Error) {
-        throw (Error) cause;
-      }
-      return new IOException(cause == null ? e.getMessage() : cause.getMessage(), cause == null ? e : cause);
-    }
-
     CompletionStage<HttpResponse<T>> sendAsync(Attempt attempt) {
-      if (attempt.isRetry() && !attempt.isHedge()) {
-        responses.supersede();
-      }
-      // Return the JDK's own future: cancelling it (the core does, on timeout and on cancel) aborts the exchange.
+      call.attemptStarting(attempt);
       CompletableFuture<HttpResponse<T>> future = http.sendAsync(requestFor(attempt), handler);
       future.whenComplete((response, failure) -> {
         if (response != null) {
-          responses.received(response);
+          call.received(response);
         }
       });
-      return future;
+      // Cancelling the attempt (the core does, on timeout, on cancel and for a losing hedge) cancels the
+      // JDK's own future, which aborts the exchange. The JDK may complete that future with its own
+      // IOException as it aborts, so the abandonment is counted here, where the cancel is asked for.
+      Abandonable<HttpResponse<T>> attemptFuture = new Abandonable<>(future, abandoned);
+      future.whenComplete((response, failure) -> {
+        if (failure != null) {
+          attemptFuture.completeExceptionally(failure);
+        } else {
+          attemptFuture.complete(response);
+        }
+      });
+      return attemptFuture;
     }
 
     /** Runs inside the attempt: the current context is this attempt's own. */
     HttpRequest requestFor(Attempt attempt) {
       ResilienceContext context = ResilienceContext.current();
-      HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> !OutboundHeaders.replaces(name, context));
-      OutboundHeaders.write(context, callerDeadline, attempt.number(), policy.attempts(), builder::setHeader);
+      HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> !OutboundCall.replaces(name, context));
+      call.writeHeaders(context, attempt, builder::setHeader);
       return builder.build();
     }
+  }
 
-    /** Closes every response but the one returned; returns the response or null. */
-    @Nullable HttpResponse<T> settle(Outcome<HttpResponse<T>> outcome) {
-      HttpResponse<T> response = outcome.hasValue() ? outcome.value() : null;
-      responses.end(response);
-      return response;
+  /** An attempt's future whose cancel cancels the JDK's future beneath it and counts an exchange abandoned in flight. */
+  private static final class Abandonable<T> extends CompletableFuture<T> {
+    private final CompletableFuture<T> exchange;
+    private final LongAdder abandoned;
+
+    Abandonable(CompletableFuture<T> exchange, LongAdder abandoned) {
+      this.exchange = exchange;
+      this.abandoned = abandoned;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      // this future first: the JDK completes its own with an IOException as it aborts, which would complete this one
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      if (!exchange.isDone()) {
+        exchange.cancel(true); // the JDK's cancellable future: aborts the exchange
+        abandoned.increment();
+      }
+      return cancelled;
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new CompletableFuture<>(); // dependents are plain futures
+    }
+  }
+
+  /**
+   * A body handler that remembers the body subscriber the JDK made for the answer, so that an answer
+   * whose headers arrived as its {@code send} was interrupted — which the JDK's {@code send} drops —
+   * can still have its body closed. The subscriber itself is the JDK's, unwrapped: the JDK delivers the
+   * bodies of its own subscribers without a thread hand-over, and a wrapper would lose that.
+   */
+  private static final class Arrival<T> implements HttpResponse.BodyHandler<T> {
+    private final HttpResponse.BodyHandler<T> handler;
+    private volatile HttpResponse.@Nullable BodySubscriber<T> subscriber;
+
+    Arrival(HttpResponse.BodyHandler<T> handler) {
+      this.handler = handler;
+    }
+
+    @Override
+    public HttpResponse.BodySubscriber<T> apply(HttpResponse.ResponseInfo info) {
+      HttpResponse.BodySubscriber<T> s = handler.apply(info);
+      subscriber = s;
+      return s;
+    }
+
+    /** Closes the body of an answer that arrived, if one did; never throws. */
+    void discard() {
+      HttpResponse.BodySubscriber<T> s = subscriber;
+      if (s == null) {
+        return;
+      }
+      try {
+        // For the JDK's streaming subscribers this is the stream or publisher the response would have
+        // carried (ofLines maps a new Stream over the same input); a buffering one has nothing open.
+        s.getBody().whenComplete((body, failure) -> Bodies.discardBody(body));
+      } catch (RuntimeException ignored) {
+        // a subscriber of the user's own that cannot give its body twice: its exchange was aborted
+      }
     }
   }
 }

@@ -49,6 +49,20 @@ final class RawServer implements AutoCloseable {
   static final Action RESET = new Action() {};
   /** Read the request and never answer; wait for the client to give up and close. */
   static final Action HANG = new Action() {};
+  /** Answer 200 with a chunked body that never ends: 1 KiB every 10 ms until the client closes the connection. */
+  static final Action ENDLESS = new Endless(200);
+
+  /**
+   * An answer with a chunked body that never ends — 1 KiB every 10 ms, so that a client buffering it
+   * does not run out of memory first: the server stays busy until the client closes the connection.
+   */
+  static final class Endless implements Action {
+    final int status;
+
+    Endless(int status) {
+      this.status = status;
+    }
+  }
 
   private final ServerSocket socket;
   private final Thread acceptor;
@@ -56,6 +70,9 @@ final class RawServer implements AutoCloseable {
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final List<Map<String, String>> requests = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicInteger busy = new AtomicInteger();
+  private final AtomicInteger answered2xx = new AtomicInteger();
+  private volatile java.util.function.Supplier<Action> otherwise = () -> respond(200, "", "ok");
   private final Semaphore hangsAbandoned = new Semaphore(0);
   private final Semaphore hanging = new Semaphore(0);
   private final List<Thread> workers = Collections.synchronizedList(new ArrayList<>());
@@ -71,6 +88,12 @@ final class RawServer implements AutoCloseable {
 
   RawServer then(Action... actions) {
     script.addAll(List.of(actions));
+    return this;
+  }
+
+  /** When the script is empty, each request gets {@code actions.get()}. */
+  RawServer otherwise(java.util.function.Supplier<Action> actions) {
+    this.otherwise = actions;
     return this;
   }
 
@@ -91,6 +114,19 @@ final class RawServer implements AutoCloseable {
   /** Connections open now. */
   int openConnections() {
     return open.size();
+  }
+
+  /**
+   * Connections in the middle of an exchange: the request read, the answer not yet written in full (or
+   * the server hanging on it). A connection idle between requests — in the client's pool — is not busy.
+   */
+  int busyConnections() {
+    return busy.get();
+  }
+
+  /** Answers with a 2xx status written so far (every request that could have been a success). */
+  int answered2xx() {
+    return answered2xx.get();
   }
 
   /** The headers of every request, in arrival order, with lower-cased names. */
@@ -135,27 +171,54 @@ final class RawServer implements AutoCloseable {
           return;
         }
         requests.add(headers);
-        Action action = script.poll();
-        if (action == RESET) {
-          s.setSoLinger(true, 0);
-          return; // closing with linger 0 sends RST
-        }
-        if (action == HANG) {
-          hanging.release();
-          try {
-            while (in.read() >= 0) {
-              // wait for the client to give up: read returns -1 when it closes the connection
-            }
-          } catch (IOException reset) {
-            // ... or throws when it resets it: giving up all the same
+        busy.incrementAndGet();
+        try {
+          Action action = script.poll();
+          if (action == null) {
+            action = otherwise.get();
           }
-          hangsAbandoned.release();
-          return;
+          if (action == RESET) {
+            s.setSoLinger(true, 0);
+            return; // closing with linger 0 sends RST
+          }
+          if (action == HANG) {
+            hanging.release();
+            try {
+              while (in.read() >= 0) {
+                // wait for the client to give up: read returns -1 when it closes the connection
+              }
+            } catch (IOException reset) {
+              // ... or throws when it resets it: giving up all the same
+            }
+            hangsAbandoned.release();
+            return;
+          }
+          if (action instanceof Endless) {
+            int status = ((Endless) action).status;
+            if (status / 100 == 2) {
+              answered2xx.incrementAndGet();
+            }
+            out.write(("HTTP/1.1 " + status + " X\r\nTransfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            byte[] chunk = ("400\r\n" + "x".repeat(1024) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            while (true) {
+              out.write(chunk); // until the client closes the connection, and the write fails
+              out.flush();
+              try {
+                Thread.sleep(10);
+              } catch (InterruptedException e) {
+                return; // the server is closing
+              }
+            }
+          }
+          byte[] bytes = ((Respond) action).bytes;
+          if (bytes.length > 9 && bytes[9] == '2') {
+            answered2xx.incrementAndGet();
+          }
+          out.write(bytes);
+          out.flush();
+        } finally {
+          busy.decrementAndGet();
         }
-        byte[] bytes = action instanceof Respond ? ((Respond) action).bytes
-            : respond(200, "", "ok").bytes;
-        out.write(bytes);
-        out.flush();
       }
     } catch (IOException e) {
       // connection gone

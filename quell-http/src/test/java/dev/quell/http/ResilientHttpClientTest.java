@@ -417,6 +417,8 @@ class ResilientHttpClientTest {
     assertThat(thrown).isInstanceOf(AttemptTimeoutException.class);
     assertThat(raw.awaitAbandoned(2, 10)).as("the JDK aborted both exchanges and closed their connections").isTrue();
     assertThat(events.terminals()).hasSize(1);
+    assertThat(client.abandonedExchanges()).as("both exchanges were given up on in flight").isEqualTo(2);
+    assertThat(Thread.currentThread().isInterrupted()).as("the timeouts' interrupts were taken back").isFalse();
   }
 
   @Test
@@ -430,6 +432,7 @@ class ResilientHttpClientTest {
 
     assertThat(raw.awaitAbandoned(1, 10)).as("the exchange was aborted, its connection closed").isTrue();
     assertThat(catchThrowable(future::join)).isInstanceOf(CancellationException.class);
+    assertThat(client.abandonedExchanges()).isEqualTo(1);
     assertThat(raw.connections()).isEqualTo(1);
     assertThat(events.terminals()).singleElement().extracting(ResilienceEvent::type)
         .isEqualTo(ResilienceEvent.Type.CANCELLED);
@@ -459,6 +462,7 @@ class ResilientHttpClientTest {
     assertThat(flagKept).isTrue();
     assertThat(raw.awaitAbandoned(1, 10)).isTrue();
     assertThat(raw.connections()).as("an interrupt is not retried").isEqualTo(1);
+    assertThat(client.abandonedExchanges()).isEqualTo(1);
   }
 
   // ---------------------------------------------------------------- async

@@ -1,24 +1,24 @@
 package dev.quell.okhttp;
 
 import dev.quell.Attempt;
-import dev.quell.AttemptTimeoutException;
 import dev.quell.CallRejectedException;
 import dev.quell.CircuitBreaker;
-import dev.quell.DeadlineExceededException;
 import dev.quell.Limiter;
 import dev.quell.Outcome;
-import dev.quell.PolicyScope;
 import dev.quell.Resilience;
 import dev.quell.ResilienceConfigurationException;
 import dev.quell.ResilienceContext;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
 import dev.quell.http.Repeatable;
+import dev.quell.http.internal.Failures;
+import dev.quell.http.internal.HostPolicies;
 import dev.quell.http.internal.Hosts;
-import dev.quell.http.internal.OutboundHeaders;
+import dev.quell.http.internal.OutboundCall;
 import dev.quell.http.internal.ResponseClassifier;
-import dev.quell.http.internal.Superseded;
 import dev.quell.okhttp.internal.CancelWatch;
+import dev.quell.okhttp.internal.DeadlineBody;
+import dev.quell.okhttp.internal.WireGuard;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -33,12 +33,22 @@ import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
  * An OkHttp application interceptor that runs each call through a Quell policy, per host. Made by
  * {@link QuellOkHttp#interceptor(Resilience)}; add it with {@code OkHttpClient.Builder.addInterceptor}
- * (an <em>application</em> interceptor: a network interceptor runs once per network hop and cannot retry).
+ * (an <em>application</em> interceptor: a network interceptor runs once per network hop and cannot retry),
+ * and its {@link #networkInterceptor()} with {@code addNetworkInterceptor}:
+ *
+ * <pre>{@code
+ * QuellInterceptor quell = QuellOkHttp.interceptor(Resilience.HTTP.withName("catalog"));
+ * OkHttpClient client = new OkHttpClient.Builder()
+ *     .addInterceptor(quell)
+ *     .addNetworkInterceptor(quell.networkInterceptor())
+ *     .build();
+ * }</pre>
  *
  * <h2>What each call does</h2>
  * <ul>
@@ -47,6 +57,11 @@ import org.jspecify.annotations.Nullable;
  *       ({@code X-Quell-Attempt: n/N}), exactly as {@code ResilientHttpClient} does. Before a retry the
  *       previous response is closed, so OkHttp never refuses with "cannot make a new request because the
  *       previous response is still open"; every response the caller will not receive is closed.
+ *   <li><b>One request on the wire per attempt.</b> OkHttp's own resends, which run below any application
+ *       interceptor and would be attempts the budget never funded, are off: each attempt runs with
+ *       {@code retryOnConnectionFailure} off (no resend after a 408 or a failed connection), and the network
+ *       half keeps OkHttp from resending a 503 with {@code Retry-After: 0}. Quell retries those instead,
+ *       through the budget. Redirects and authentication challenges are followed as before.
  *   <li><b>Per host</b>: each host gets its own copy of the policy, with its own retry budget
  *       ({@link #budgetsByHost()}), its own circuit breaker when the policy was given a
  *       {@link CircuitBreaker.Config} ({@link #breakersByHost()}) and its own adaptive limit
@@ -66,8 +81,11 @@ import org.jspecify.annotations.Nullable;
  *       classifier receives the {@link Response} to judge.
  *   <li><b>Attempt timeouts</b> become OkHttp's connect, read and write timeouts for that attempt (never
  *       longer than yours), because a thread blocked in a socket read does not notice an interrupt: a silent
- *       server is given up on at the attempt timeout. A server that keeps trickling bytes is bounded by the
- *       call's deadline and OkHttp's {@code callTimeout}, not by the attempt timeout.
+ *       server is given up on at the attempt timeout.
+ *   <li><b>The deadline bounds the body</b>: the body of the response the caller receives can be read until
+ *       the call's deadline (the policy's or {@code callTimeout}'s, whichever is first); then the call is
+ *       cancelled and the read throws a {@link SocketTimeoutException}. A server that trickles bytes never
+ *       trips the read timeout, so only this ends it.
  *   <li><b>Failures</b> stay {@link IOException}s, as OkHttp expects of an interceptor (an unchecked
  *       exception would crash an enqueued call's dispatcher thread): a transport failure is rethrown
  *       unchanged; a refusal ({@link CallRejectedException}: budget, breaker, limiter, draining) arrives, after
@@ -81,10 +99,6 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>With OkHttp's own machinery</h2>
  * <ul>
- *   <li>{@code retryOnConnectionFailure} (on by default) lets OkHttp resend a request on a fresh connection
- *       when a pooled one turns out dead or a route fails. That happens inside one Quell attempt, below this
- *       interceptor: the budget does not see it. Leave it on (it hides stale keep-alive connections, which
- *       are not the dependency's fault) or turn it off to make every wire attempt count.
  *   <li>{@code callTimeout} bounds the whole call, retries and backoff included. The interceptor adopts it as
  *       the call's deadline, so Quell never waits for a retry the call timeout would cut off; when it fires,
  *       OkHttp reports its {@code InterruptedIOException("timeout")} as usual.
@@ -112,37 +126,46 @@ public final class QuellInterceptor implements Interceptor {
     return Hosts.key(url.scheme(), url.host(), url.port());
   };
 
-  private final Resilience policy;
-  private final Function<? super Request, String> scopeKey;
-  private final int maxKeys;
-  private final PolicyScope<String> hosts;
+  private final HostPolicies<Request> hosts;
 
   QuellInterceptor(Resilience policy, Function<? super Request, String> scopeKey, int maxKeys) {
-    this.policy = Objects.requireNonNull(policy, "policy");
+    this(policy, HostPolicies.of(policy, OKHTTP_RESPONSES, scopeKey, maxKeys));
+  }
+
+  private QuellInterceptor(Resilience policy, HostPolicies<Request> hosts) {
+    Objects.requireNonNull(policy, "policy");
     policy.hedge().ifPresent(h -> {
       throw new ResilienceConfigurationException("hedge was " + h + " in policy '" + policy.name()
           + "': an OkHttp interceptor cannot hedge, since OkHttp runs one exchange of a call at a time;"
           + " give the interceptor policy.withoutHedge()");
     });
-    this.scopeKey = Objects.requireNonNull(scopeKey, "scopeKey");
-    this.maxKeys = maxKeys;
-    Resilience template = policy.withClassifier(ResponseClassifier.wrap(policy.classifier(), OKHTTP_RESPONSES));
-    this.hosts = PolicyScope.of(template, maxKeys);
+    this.hosts = hosts;
   }
 
   /** An interceptor keyed by {@code scopeKey} instead of by host, with fresh budgets, breakers and adaptive limits. */
   public QuellInterceptor withScopeKey(Function<? super Request, String> scopeKey) {
-    return new QuellInterceptor(policy, scopeKey, maxKeys);
+    return new QuellInterceptor(hosts.template(), hosts.withScopeKey(scopeKey));
   }
 
   /** An interceptor that holds at most {@code maxKeys} scope keys (at least 1), with fresh budgets, breakers and adaptive limits. */
   public QuellInterceptor withMaxKeys(int maxKeys) {
-    return new QuellInterceptor(policy, scopeKey, maxKeys);
+    return new QuellInterceptor(hosts.template(), hosts.withMaxKeys(maxKeys));
+  }
+
+  /**
+   * The network half: add it with {@code OkHttpClient.Builder.addNetworkInterceptor} beside this one.
+   * OkHttp resends a request by itself, below any application interceptor, when a 503 says
+   * {@code Retry-After: 0}; this stops that resend (it hides the header from OkHttp, and this
+   * interceptor gives it back), so the retry is Quell's, funded by the budget. It touches only requests
+   * sent through a {@code QuellInterceptor}, and holds no state.
+   */
+  public Interceptor networkInterceptor() {
+    return WireGuard.INSTANCE;
   }
 
   /** The policy as given: the template each host's copy is made from. */
   public Resilience policy() {
-    return policy;
+    return hosts.template();
   }
 
   /**
@@ -178,34 +201,28 @@ public final class QuellInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    String key = scopeKey.apply(request);
-    if (key == null) {
-      throw new NullPointerException("the scope key function returned null for " + request.url());
-    }
+    Resilience hostPolicy = hosts.policyFor(request);
     Repeatable mark = request.tag(Repeatable.class);
     boolean wantsRepeat = (mark == null ? Repeatable.BY_METHOD : mark).allows(request.method(), request::header);
     String unrepeatableBody = unrepeatableBody(request.body());
-    Resilience hostPolicy = hosts.policy(key);
-    boolean repeat = wantsRepeat && unrepeatableBody == null && hostPolicy.attempts() > 1;
-    // the host's own instance, one attempt: the same breaker, limiters, budget and histogram
-    Resilience callPolicy = repeat ? hostPolicy : hostPolicy.once();
+    OutboundCall<Response> call = OutboundCall.of(hostPolicy, wantsRepeat && unrepeatableBody == null,
+        request.header(ResilienceContext.DEADLINE_HEADER), Response::close);
 
-    Call call = chain.call();
+    Call okCall = chain.call();
     boolean interruptedBefore = Thread.currentThread().isInterrupted();
-    Attempts attempts = new Attempts(chain, request, callPolicy.attempts(), repeat ? CancelWatch.watch(call) : null);
+    Attempts attempts = new Attempts(chain, request, call, call.retries() ? CancelWatch.watch(okCall) : null);
     Outcome<Response> outcome;
-    try (ResilienceContext.Scope scope = withCallTimeout(call).open()) {
-      outcome = callPolicy.run(attempts::proceed);
+    try (ResilienceContext.Scope scope = withCallTimeout(okCall).open()) {
+      outcome = call.policy().run(attempts::proceed);
     } finally {
       attempts.endWatch(interruptedBefore);
     }
-    Response response = outcome.hasValue() ? outcome.value() : null;
-    attempts.responses.end(response);
+    Response response = call.settle(outcome);
     if (response != null) {
-      return response;
+      return attempts.boundedByDeadline(response);
     }
     Throwable failure = outcome.failure().orElse(null);
-    if (outcome.stopReason() == StopReason.CANCELLED && call.isCanceled()) {
+    if (outcome.stopReason() == StopReason.CANCELLED && okCall.isCanceled()) {
       if (!interruptedBefore) {
         Thread.interrupted(); // OkHttp's cancel, not an interrupt of this thread: leave no flag behind
       }
@@ -217,7 +234,7 @@ public final class QuellInterceptor implements Interceptor {
           + " (RequestBody.is" + (unrepeatableBody.equals("one-shot") ? "OneShot" : "Duplex")
           + "() is true), so it cannot be sent again"));
     }
-    throw asIOException(failure);
+    throw Failures.asIOException(failure, Failures.Refusals.AS_IO_EXCEPTION);
   }
 
   private static @Nullable String unrepeatableBody(@Nullable RequestBody body) {
@@ -237,54 +254,27 @@ public final class QuellInterceptor implements Interceptor {
     return nanos > 0 ? current.withDeadline(Duration.ofNanos(nanos)) : current;
   }
 
-  private static IOException asIOException(@Nullable Throwable failure) {
-    if (failure instanceof IOException) {
-      return (IOException) failure;
-    }
-    if (failure instanceof DeadlineExceededException || failure instanceof AttemptTimeoutException) {
-      SocketTimeoutException timeout = new SocketTimeoutException(failure.getMessage());
-      timeout.initCause(failure);
-      return timeout;
-    }
-    if (failure instanceof CallRejectedException) {
-      return new IOException(failure.getMessage(), failure);
-    }
-    if (failure instanceof InterruptedException) {
-      InterruptedIOException interrupted = new InterruptedIOException(failure.getMessage());
-      interrupted.initCause(failure);
-      return interrupted; // the thread's interrupt flag stays set, as Quell keeps it
-    }
-    if (failure instanceof RuntimeException) {
-      throw (RuntimeException) failure;
-    }
-    if (failure instanceof Error) {
-      throw (Error) failure;
-    }
-    return new IOException("call failed", failure);
-  }
-
   @Override
   public String toString() {
-    return "QuellInterceptor[" + policy.name() + ", hosts=" + hosts.size() + "]";
+    return "QuellInterceptor[" + hosts.template().name() + ", hosts=" + hosts.size() + "]";
   }
 
   /** One call's attempts. Runs on the one thread OkHttp gives the call. */
   private static final class Attempts {
     final Chain chain;
     final Request request;
-    final int attempts;
+    final OutboundCall<Response> call;
     final @Nullable CancelWatch watch;
-    final @Nullable Duration callerDeadline;
-    final Superseded<Response> responses = new Superseded<>(Response::close);
     /** The IOException OkHttp raised when the call was cancelled, rethrown as it was. */
     @Nullable IOException cancelled;
+    /** When the call's deadline passes, in {@link System#nanoTime()}; Long.MAX_VALUE for none. */
+    long deadlineNanoTime = Long.MAX_VALUE;
 
-    Attempts(Chain chain, Request request, int attempts, @Nullable CancelWatch watch) {
+    Attempts(Chain chain, Request request, OutboundCall<Response> call, @Nullable CancelWatch watch) {
       this.chain = chain;
       this.request = request;
-      this.attempts = attempts;
+      this.call = call;
       this.watch = watch;
-      this.callerDeadline = ResilienceContext.parseDeadline(request.header(ResilienceContext.DEADLINE_HEADER));
     }
 
     Response proceed(Attempt attempt) throws IOException {
@@ -292,23 +282,28 @@ public final class QuellInterceptor implements Interceptor {
       if (w != null) {
         w.attemptStarting();
       }
+      Duration remaining = attempt.remaining();
+      if (remaining.compareTo(Duration.ofDays(1)) < 0) {
+        deadlineNanoTime = System.nanoTime() + remaining.toNanos();
+      }
       try {
-        if (attempt.isRetry() && !attempt.isHedge()) {
-          responses.supersede(); // close the previous response before OkHttp is asked for the next
-        }
+        call.attemptStarting(attempt); // close the previous response before OkHttp is asked for the next
         if (chain.call().isCanceled()) {
           throw cancelled(new IOException("Canceled"));
         }
+        WireGuard.Tag wire = new WireGuard.Tag();
         Response response;
         try {
-          response = timed(chain, attempt).proceed(requestFor(attempt));
+          // OkHttp's own resends (a 408, a failed connection) would be attempts the budget never saw: off.
+          response = timed(chain, attempt).withRetryOnConnectionFailure(false).proceed(requestFor(attempt, wire));
         } catch (IOException e) {
           if (chain.call().isCanceled()) {
             throw cancelled(e);
           }
           throw e;
         }
-        responses.received(response);
+        response = wire.restore(response, attempt, call.policy().budget());
+        call.received(response);
         return response;
       } finally {
         if (w != null) {
@@ -332,15 +327,24 @@ public final class QuellInterceptor implements Interceptor {
       }
     }
 
-    private Request requestFor(Attempt attempt) {
+    /** The response the caller receives, its body read no later than the call's deadline. */
+    Response boundedByDeadline(Response response) {
+      ResponseBody body = response.body();
+      if (deadlineNanoTime == Long.MAX_VALUE || body == null) {
+        return response;
+      }
+      return response.newBuilder().body(DeadlineBody.of(body, chain.call(), deadlineNanoTime)).build();
+    }
+
+    private Request requestFor(Attempt attempt, WireGuard.Tag wire) {
       ResilienceContext context = ResilienceContext.current();
-      Request.Builder builder = request.newBuilder();
+      Request.Builder builder = request.newBuilder().tag(WireGuard.Tag.class, wire);
       for (String name : request.headers().names()) {
-        if (OutboundHeaders.replaces(name, context)) {
+        if (OutboundCall.replaces(name, context)) {
           builder.removeHeader(name);
         }
       }
-      OutboundHeaders.write(context, callerDeadline, attempt.number(), attempts, builder::header);
+      call.writeHeaders(context, attempt, builder::header);
       return builder.build();
     }
 

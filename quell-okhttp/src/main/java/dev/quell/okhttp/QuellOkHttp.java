@@ -9,7 +9,8 @@ import dev.quell.Resilience;
  * <pre>{@code
  * QuellInterceptor quell = QuellOkHttp.interceptor(Resilience.HTTP.withName("catalog"));
  * OkHttpClient client = new OkHttpClient.Builder()
- *     .addInterceptor(quell)          // an application interceptor, not a network one
+ *     .addInterceptor(quell)                              // an application interceptor: it retries
+ *     .addNetworkInterceptor(quell.networkInterceptor())  // keeps OkHttp from resending a 503 itself
  *     .build();
  * }</pre>
  *

@@ -34,7 +34,8 @@ class OkHttpDocsExamplesTest {
 
       QuellInterceptor quell = QuellOkHttp.interceptor(Resilience.HTTP.withName("catalog"));
       OkHttpClient client = new OkHttpClient.Builder()
-          .addInterceptor(quell)                 // an application interceptor, not a network one
+          .addInterceptor(quell)                                 // an application interceptor: it retries
+          .addNetworkInterceptor(quell.networkInterceptor())     // keeps OkHttp from resending a 503 itself
           .callTimeout(Duration.ofSeconds(5))    // becomes the deadline of each call, retries included
           .build();
 
