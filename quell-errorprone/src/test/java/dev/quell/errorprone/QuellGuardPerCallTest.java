@@ -1,5 +1,7 @@
 package dev.quell.errorprone;
 
+import static com.google.errorprone.BugCheckerRefactoringTestHelper.TestMode.TEXT_MATCH;
+
 import com.google.errorprone.BugCheckerRefactoringTestHelper;
 import com.google.errorprone.CompilationTestHelper;
 import org.junit.jupiter.api.Test;
@@ -182,12 +184,12 @@ class QuellGuardPerCallTest {
         import dev.quell.Resilience;
         import java.time.Duration;
         class Inventory {
+          private static final Resilience INVENTORY_POLICY = Resilience.DEFAULT.withName("inventory").withDeadline(Duration.ofSeconds(2));
           String stock(String sku) throws Exception {
             return INVENTORY_POLICY.execute(() -> sku);
           }
-          private static final Resilience INVENTORY_POLICY = Resilience.DEFAULT.withName("inventory").withDeadline(Duration.ofSeconds(2));
         }
-        """).doTest();
+        """).doTest(TEXT_MATCH);
   }
 
   @Test
@@ -202,12 +204,12 @@ class QuellGuardPerCallTest {
         """).addOutputLines("Inventory.java", """
         import dev.quell.Resilience;
         class Inventory {
+          private static final Resilience INVENTORY_API = Resilience.HTTP.withName("inventory-api");
           String stock(String sku) throws Exception {
             return INVENTORY_API.execute(() -> sku);
           }
-          private static final Resilience INVENTORY_API = Resilience.HTTP.withName("inventory-api");
         }
-        """).doTest();
+        """).doTest(TEXT_MATCH);
   }
 
   @Test
