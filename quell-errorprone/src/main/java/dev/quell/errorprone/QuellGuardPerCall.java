@@ -16,6 +16,7 @@ import com.google.errorprone.matchers.Description;
 import com.google.errorprone.util.ASTHelpers;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.tree.ConditionalExpressionTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
@@ -399,19 +400,17 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
    * The names of the fields a class gets, by creation, worked out once for the whole class: every
    * finding in it is fixed together in patch mode, so each must get a name none of the others takes.
    */
-  private static final Map<ClassTree, Map<Tree, String>> PLANS = new WeakHashMap<>();
+  private static final Map<CompilationUnitTree, Map<Tree, String>> PLANS = new WeakHashMap<>();
 
   /** Where a hoisted guard goes: the class, and the index of the member the new field goes before. */
   private static final class Hoist {
     final ClassTree owner;
-    final TreePath ownerPath;
     final List<Tree> members;
     final int position;
     final String base;
 
-    Hoist(ClassTree owner, TreePath ownerPath, List<Tree> members, int position, String base) {
+    Hoist(ClassTree owner, List<Tree> members, int position, String base) {
       this.owner = owner;
-      this.ownerPath = ownerPath;
       this.members = members;
       this.position = position;
       this.base = base;
@@ -423,7 +422,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
     if (hoist == null) {
       return null;
     }
-    String name = plan(hoist.owner, hoist.ownerPath, state).get(creation);
+    String name = plan(state).get(creation);
     return name == null ? null : build(creation, kind, hoist, name, state); // null: inside a guard hoisted whole
   }
 
@@ -503,7 +502,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
     if (position > upper) {
       return null;
     }
-    return new Hoist(enclosing, ownerPath, members, position, baseName(creation, kind, state));
+    return new Hoist(enclosing, members, position, baseName(creation, kind, state));
   }
 
   private static String baseName(ExpressionTree creation, Kind kind, VisitorState state) {
@@ -573,9 +572,10 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
    * in the file uses (so it shadows nothing) and no other new field takes. A guard built inside
    * another one that is hoisted moves with it and gets no field of its own.
    */
-  private static Map<Tree, String> plan(ClassTree owner, TreePath ownerPath, VisitorState state) {
+  private static Map<Tree, String> plan(VisitorState state) {
+    CompilationUnitTree unit = state.getPath().getCompilationUnit();
     synchronized (PLANS) {
-      Map<Tree, String> known = PLANS.get(owner);
+      Map<Tree, String> known = PLANS.get(unit);
       if (known != null) {
         return known;
       }
@@ -583,11 +583,6 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
     List<ExpressionTree> hoisted = new ArrayList<>();
     Map<Tree, String> bases = new HashMap<>();
     new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitClass(ClassTree node, Void unused) {
-        return node == owner ? super.visitClass(node, null) : null; // a nested class plans its own
-      }
-
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
         consider(node);
@@ -604,13 +599,13 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
         VisitorState here = state.withPath(getCurrentPath());
         Kind kind = reported(node, here);
         Hoist hoist = kind == null ? null : hoist(node, kind, here);
-        if (hoist != null && hoist.owner == owner) {
+        if (hoist != null) {
           hoisted.add(node);
           bases.put(node, hoist.base);
         }
       }
-    }.scan(ownerPath, null);
-    Set<String> taken = takenNames(owner, state);
+    }.scan(new TreePath(unit), null);
+    Set<String> taken = takenNames(state);
     Map<Tree, String> names = new HashMap<>();
     for (ExpressionTree creation : hoisted) {
       boolean inside = false;
@@ -625,13 +620,16 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
       }
     }
     synchronized (PLANS) {
-      PLANS.put(owner, names);
+      PLANS.put(unit, names);
     }
     return names;
   }
 
-  /** Every simple name written in the file, and the fields the class inherits: a new field must hide none. */
-  private static Set<String> takenNames(ClassTree owner, VisitorState state) {
+  /**
+   * Every simple name written in the file, and the fields its classes inherit: a new field must
+   * hide none of them, and no two new fields of the file share a name.
+   */
+  private static Set<String> takenNames(VisitorState state) {
     Set<String> names = new HashSet<>();
     new TreeScanner<Void, Void>() {
       @Override
@@ -651,17 +649,22 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
         names.add(node.getName().toString());
         return super.visitVariable(node, null);
       }
-    }.scan(state.getPath().getCompilationUnit(), null);
-    ClassSymbol symbol = ASTHelpers.getSymbol(owner);
-    if (symbol != null) {
-      for (Type supertype : state.getTypes().closure(symbol.type)) {
-        for (Symbol member : supertype.tsym.getEnclosedElements()) {
-          if (member.getKind() == ElementKind.FIELD) {
-            names.add(member.getSimpleName().toString());
+
+      @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        ClassSymbol symbol = ASTHelpers.getSymbol(node);
+        if (symbol != null) {
+          for (Type supertype : state.getTypes().closure(symbol.type)) {
+            for (Symbol member : supertype.tsym.getEnclosedElements()) {
+              if (member.getKind() == ElementKind.FIELD) {
+                names.add(member.getSimpleName().toString());
+              }
+            }
           }
         }
+        return super.visitClass(node, null);
       }
-    }
+    }.scan(state.getPath().getCompilationUnit(), null);
     return names;
   }
 
@@ -775,7 +778,7 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
   }
 
   /** Deletes a statement, and the line it leaves empty when it had one of its own. */
-  private static void deleteStatement(Tree statement, SuggestedFix.Builder fix, VisitorState state) {
+  static void deleteStatement(Tree statement, SuggestedFix.Builder fix, VisitorState state) {
     CharSequence source = state.getSourceCode();
     int start = ASTHelpers.getStartPosition(statement);
     int end = state.getEndPosition(statement);
