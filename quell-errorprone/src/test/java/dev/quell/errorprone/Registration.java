@@ -29,7 +29,7 @@ public final class Registration {
 
   /** The checks that suggest fixes, by name: those patch mode can apply. */
   static List<String> fixable() {
-    return List.of("QuellGuardPerCall");
+    return List.of("QuellGuardPerCall", "QuellDiscardedConfiguration");
   }
 
   /** Every check compiled from this module's sources: the BugChecker classes with a {@code @BugPattern}. */
