@@ -60,7 +60,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Reported only when the guard provably lives for one call: it is used right where it is built,
  * or kept in a local variable that is only used (never returned, stored or handed to code the
- * check does not know). Constructors, initializers, {@code main} and test methods are not per call.
+ * check does not know) — a try-with-resources variable included — chosen by {@code ?:}, or
+ * returned by a private helper whose every caller uses it for one call. Constructors, initializers,
+ * {@code main} and test methods are not per call.
+ *
+ * <p>The fix hoists the guard to a {@code private static final} field. Every finding of a file is
+ * planned together, so that patch mode, which applies them all at once, gets names that differ and
+ * hide nothing, and fields placed where their initializers may read what they read.
  */
 @AutoService(BugChecker.class)
 @BugPattern(
