@@ -38,7 +38,8 @@ public final class QuellBackoffBeyondDeadline extends BugChecker implements Meth
       return Description.NO_MATCH;
     }
     PolicyModel.Policy policy = PolicyModel.evaluate(tree, state);
-    if (policy == null || !waitsPastDeadline(policy)) {
+    Duration wait = policy == null ? null : policy.firstWait;
+    if (policy == null || wait == null || !waitsPastDeadline(policy)) {
       return Description.NO_MATCH;
     }
     // a chain that starts from a policy already so (a field of this file) was reported there
@@ -53,7 +54,7 @@ public final class QuellBackoffBeyondDeadline extends BugChecker implements Meth
     Duration deadline = policy.deadline.present().orElseThrow();
     return buildDescription(tree)
         .setMessage("The backoff " + policy.backoffSource + " makes the first retry wait at least "
-            + Values.render(policy.firstWait) + ", " + (policy.firstWait.equals(deadline) ? "as long as" : "longer than")
+            + Values.render(wait) + ", " + (wait.equals(deadline) ? "as long as" : "longer than")
             + " the deadline (" + Values.render(deadline) + "): the first attempt takes time too, so the deadline has"
             + " passed before any retry can start, and this policy of " + policy.attempts + " attempts never retries."
             + " Give the backoff a small share of the deadline, or lengthen the deadline.")

@@ -161,8 +161,8 @@ public final class QuellDiscardedConfiguration extends BugChecker implements Met
       return null;
     }
     return SuggestedFix.builder()
-        .prefixWith(call, root + " = ")
-        .setShortDescription("assign the copy back to " + root)
+        .prefixWith(call, state.getSourceForNode(root) + " = ")
+        .setShortDescription("assign the copy back to " + state.getSourceForNode(root))
         .build();
   }
 

@@ -619,8 +619,9 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
         inside |= other != creation && ASTHelpers.getStartPosition(other) <= ASTHelpers.getStartPosition(creation)
             && state.getEndPosition(creation) <= state.getEndPosition(other);
       }
-      if (!inside) {
-        String name = unique(bases.get(creation), taken);
+      String base = bases.get(creation);
+      if (!inside && base != null) {
+        String name = unique(base, taken);
         taken.add(name);
         names.put(creation, name);
       }

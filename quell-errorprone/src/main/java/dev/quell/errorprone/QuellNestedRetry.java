@@ -56,11 +56,13 @@ public final class QuellNestedRetry extends BugChecker implements MethodInvocati
         }
         MethodInvocationTree outerCall = (MethodInvocationTree) leaf;
         PolicyModel.Policy outer = Executions.policyOf(outerCall, state);
-        if (outer != null && outer.retries()) {
+        Integer outerAttempts = outer == null ? null : outer.attempts;
+        Integer innerAttempts = inner.attempts;
+        if (outer != null && outer.retries() && outerAttempts != null && innerAttempts != null) {
           long line = state.getPath().getCompilationUnit().getLineMap()
               .getLineNumber(ASTHelpers.getStartPosition(outerCall));
-          int n = outer.attempts;
-          int m = inner.attempts;
+          int n = outerAttempts;
+          int m = innerAttempts;
           String what = execution ? "This call makes up to " + m + " attempts"
               : "This request goes through " + state.getSourceForNode(clientOf(tree)) + ", one of Quell's clients,"
                   + " which retries it: up to " + m + " attempts";

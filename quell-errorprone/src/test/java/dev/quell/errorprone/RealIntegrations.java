@@ -34,6 +34,7 @@ final class RealIntegrations {
   }
 
   /** {@code helper} with every main source of the integrations as an input the fix must leave unchanged. */
+  @SuppressWarnings("MissingTestCall") // the caller adds its own input and runs the test
   static BugCheckerRefactoringTestHelper with(BugCheckerRefactoringTestHelper helper) {
     BugCheckerRefactoringTestHelper h = helper;
     for (Map.Entry<String, String> source : SOURCES.entrySet()) {

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 class SameWordsAsTheLibraryTest {
   private record Case(String source, Callable<?> build) {}
 
+  @SuppressWarnings("NullAway") // a null the library must refuse is the point of several cases
   private static final List<Case> CASES = List.of(
       new Case("CircuitBreaker.Config.DEFAULT.withFailureRate(50)", () -> CircuitBreaker.Config.DEFAULT.withFailureRate(50)),
       new Case("CircuitBreaker.Config.DEFAULT.withMinimumCalls(0)", () -> CircuitBreaker.Config.DEFAULT.withMinimumCalls(0)),
