@@ -78,6 +78,7 @@ public interface Backoff {
    * base is {@code throttledBase} after a {@link Verdict.Kind#THROTTLED} verdict without a
    * Retry-After, {@code transientBase} otherwise. Immutable: each {@code with…} returns a new one.
    */
+  @dev.quell.internal.CheckReturnValue
   final class Exponential implements Backoff {
     static final Duration DEFAULT_MAX = Duration.ofSeconds(30);
     static final Exponential DEFAULT =

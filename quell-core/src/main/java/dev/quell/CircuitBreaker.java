@@ -978,6 +978,7 @@ public final class CircuitBreaker {
      * A copy with several settings changed at once, validated together. The {@link Settings} object
      * is only valid inside {@code change}.
      */
+    @dev.quell.internal.CheckReturnValue
     public Config with(Consumer<Settings> change) {
       Objects.requireNonNull(change, "change");
       Settings s = new Settings(this);
@@ -987,21 +988,25 @@ public final class CircuitBreaker {
     }
 
     /** A copy that opens when at least {@code rate} (in (0, 1]) of the attempts in the window failed. */
+    @dev.quell.internal.CheckReturnValue
     public Config withFailureRate(double rate) {
       return with(s -> s.failureRate(rate));
     }
 
     /** A copy that judges the window's rates only once it holds at least {@code calls} attempts (at least 1). */
+    @dev.quell.internal.CheckReturnValue
     public Config withMinimumCalls(int calls) {
       return with(s -> s.minimumCalls(calls));
     }
 
     /** A copy that counts attempts over the last {@code window} (at least 1 ms). */
+    @dev.quell.internal.CheckReturnValue
     public Config withWindow(Duration window) {
       return with(s -> s.window(window));
     }
 
     /** A copy that also opens after {@code failures} failures in a row; 0 turns this trip off. */
+    @dev.quell.internal.CheckReturnValue
     public Config withConsecutiveFailures(int failures) {
       return with(s -> s.consecutiveFailures(failures));
     }
@@ -1010,36 +1015,43 @@ public final class CircuitBreaker {
      * A copy that also opens when at least {@code rate} of the attempts in the window (at least the
      * minimum) took longer than {@code duration}.
      */
+    @dev.quell.internal.CheckReturnValue
     public Config withSlowCalls(Duration duration, double rate) {
       return with(s -> s.slowCalls(duration, rate));
     }
 
     /** A copy with slow-call detection off (the default). */
+    @dev.quell.internal.CheckReturnValue
     public Config withoutSlowCalls() {
       return with(Settings::noSlowCalls);
     }
 
     /** A copy that lets at most {@code probes} probes (1 to 1000) out at once when half-open. */
+    @dev.quell.internal.CheckReturnValue
     public Config withProbes(int probes) {
       return with(s -> s.probes(probes));
     }
 
     /** A copy that closes after {@code successes} probes succeeded (at least 1). */
+    @dev.quell.internal.CheckReturnValue
     public Config withProbeSuccesses(int successes) {
       return with(s -> s.probeSuccesses(successes));
     }
 
     /** A copy whose first break lasts {@code duration} (positive; at most the maximum break). */
+    @dev.quell.internal.CheckReturnValue
     public Config withBreakDuration(Duration duration) {
       return with(s -> s.breakDuration(duration));
     }
 
     /** A copy whose breaks stop doubling at {@code duration} (at least the first break). */
+    @dev.quell.internal.CheckReturnValue
     public Config withMaxBreakDuration(Duration duration) {
       return with(s -> s.maxBreakDuration(duration));
     }
 
     /** A copy whose traffic ramps back over {@code ramp} after an outage; zero lets it all back at once. */
+    @dev.quell.internal.CheckReturnValue
     public Config withRamp(Duration ramp) {
       return with(s -> s.ramp(ramp));
     }

@@ -47,6 +47,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable; each {@code with…} returns a new one.
  */
+@dev.quell.internal.CheckReturnValue
 public final class Hedge {
   /**
    * The hedges a {@link #maxExtraLoad} policy may send in a burst beyond its share: it earns

@@ -215,6 +215,7 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
    *       pins the limit down to measure one.
    * </ul>
    */
+  @dev.quell.internal.CheckReturnValue
   public static final class AdaptiveConfig {
     /** How the limit responds to outcomes. */
     public enum Mode {

@@ -31,6 +31,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Immutable configuration; the live figures are {@link Resilience#timing()}.
  */
+@dev.quell.internal.CheckReturnValue
 public final class MeasuredTiming {
   /** The default window: 30 seconds, as Finagle's backup requests measure. */
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(30);

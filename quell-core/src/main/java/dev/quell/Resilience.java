@@ -444,6 +444,7 @@ public final class Resilience {
    *     .attemptTimeout(Duration.ofMillis(300)));
    * }</pre>
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience with(Consumer<Settings> change) {
     Settings s = new Settings(this);
     change.accept(s);
@@ -452,41 +453,49 @@ public final class Resilience {
   }
 
   /** A copy with another name (used in events, metrics and the automatic budget's name). */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withName(String name) {
     return with(s -> s.name(name));
   }
 
   /** A copy that makes at most {@code attempts} attempts in total, the first included (at least 1). */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withAttempts(int attempts) {
     return with(s -> s.attempts(attempts));
   }
 
   /** A copy whose calls give up {@code deadline} after they start, however many attempts remain. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withDeadline(Duration deadline) {
     return with(s -> s.deadline(deadline));
   }
 
   /** A copy with no deadline of its own. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withoutDeadline() {
     return with(Settings::noDeadline);
   }
 
   /** A copy in which each attempt may run at most {@code timeout} (and never past the deadline). */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withAttemptTimeout(Duration timeout) {
     return with(s -> s.attemptTimeout(timeout));
   }
 
   /** A copy with no attempt timeout (attempts are still bounded by the deadline). */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withoutAttemptTimeout() {
     return with(Settings::noAttemptTimeout);
   }
 
   /** A copy with another backoff. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withBackoff(Backoff backoff) {
     return with(s -> s.backoff(backoff));
   }
 
   /** A copy with another classifier. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withClassifier(Classifier classifier) {
     return with(s -> s.classifier(classifier));
   }
@@ -495,11 +504,13 @@ public final class Resilience {
    * A copy that spends from {@code budget}: {@link RetryBudget#AUTOMATIC} (a fresh private bucket),
    * {@link RetryBudget#NONE} or {@code null} (no budget), or a budget you made or share.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withBudget(@Nullable RetryBudget budget) {
     return with(s -> s.budget(budget));
   }
 
   /** A copy that also sends its events to {@code listener}. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withListener(ResilienceListener listener) {
     return with(s -> s.listener(listener));
   }
@@ -508,6 +519,7 @@ public final class Resilience {
    * A copy that does (or does not) honour the ambient deadline of {@link ResilienceContext}: when on
    * (the default), a call's deadline is the earlier of the policy's and the ambient one.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withAmbientDeadline(boolean use) {
     return with(s -> s.useAmbientDeadline(use));
   }
@@ -519,6 +531,7 @@ public final class Resilience {
    * once it is more than three quarters spent; the refusal is the ordinary budget refusal. It needs
    * a bounded budget and more than one attempt, or it could have no effect, and validation says so.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withAmbientCriticality(boolean use) {
     return with(s -> s.useAmbientCriticality(use));
   }
@@ -527,11 +540,13 @@ public final class Resilience {
    * A copy that hedges: after a delay without an answer it sends another attempt beside the first,
    * funded by the same budget as retries. See {@link Hedge}.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withHedge(Hedge hedge) {
     return with(s -> s.hedge(hedge));
   }
 
   /** A copy that does not hedge. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withoutHedge() {
     return with(Settings::noHedge);
   }
@@ -541,6 +556,7 @@ public final class Resilience {
    * hedge's, one that arrived after the call was cancelled — to {@code discard}, instead of the
    * default, which closes {@link AutoCloseable}s (response bodies, streams) and ignores the rest.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withDiscard(Consumer<Object> discard) {
     return with(s -> s.discard(discard));
   }
@@ -550,11 +566,13 @@ public final class Resilience {
    * p95 of successful attempts, never looser than the configured attempt timeout. See
    * {@link MeasuredTiming}.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withMeasuredTiming(MeasuredTiming timing) {
     return with(s -> s.measuredTiming(timing));
   }
 
   /** A copy whose attempt timeout is the configured one only. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withoutMeasuredTiming() {
     return with(Settings::noMeasuredTiming);
   }
@@ -565,6 +583,7 @@ public final class Resilience {
    * {@code with…} copy, and each key of a {@link PolicyScope}, gets a fresh one. See
    * {@link CircuitBreaker}.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withBreaker(CircuitBreaker.Config config) {
     return with(s -> s.breaker(config));
   }
@@ -573,11 +592,13 @@ public final class Resilience {
    * A copy that asks {@code breaker}, a live breaker you built and may share with other policies (and
    * every key of a scope). It must run on this policy's clock.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withBreaker(CircuitBreaker breaker) {
     return with(s -> s.breaker(breaker));
   }
 
   /** A copy without a circuit breaker. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withoutBreaker() {
     return with(Settings::noBreaker);
   }
@@ -590,16 +611,19 @@ public final class Resilience {
    * whatever the order given; a refusal ends the call with {@link StopReason#LIMITED} after the
    * guarded pause, and is never charged to the budget.
    */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withLimiter(Limiter limiter) {
     return with(s -> s.limiter(limiter));
   }
 
   /** A copy without limiters. */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withoutLimiters() {
     return with(Settings::clearLimiters);
   }
 
   /** A copy that reads time, waits and draws jitter through {@code timeSource} (tests, simulation). */
+  @dev.quell.internal.CheckReturnValue
   public Resilience withTimeSource(TimeSource timeSource) {
     return with(s -> s.timeSource(timeSource));
   }

@@ -81,6 +81,12 @@ final class PolicyModel {
     /** Measured timing, whose latency histogram is fresh in every copy. */
     Toggle measuredTiming = Toggle.UNKNOWN;
     HedgeKind hedge = HedgeKind.UNKNOWN;
+    /** The hedge as the library writes it (its own toString), or its source when it cannot be built here. */
+    @Nullable String hedgeText;
+    /** The least time the first retry waits for the backoff, whatever the jitter draws; null when unknown. */
+    @Nullable Duration firstWait;
+    /** The source of the backoff set in the chain; null for the preset's. */
+    @Nullable String backoffSource;
     @Nullable Boolean ambientCriticality;
     /** Null arguments seen in the last step, each a problem as validation words it. */
     final List<String> nullProblems = new ArrayList<>();
@@ -105,6 +111,7 @@ final class PolicyModel {
       p.ownBreaker = Toggle.OFF;
       p.measuredTiming = Toggle.OFF;
       p.hedge = HedgeKind.NONE;
+      p.firstWait = Duration.ZERO; // the presets' exponential backoff has full jitter: the first wait may be 0
       return p;
     }
 
@@ -120,6 +127,9 @@ final class PolicyModel {
       p.ownBreaker = ownBreaker;
       p.measuredTiming = measuredTiming;
       p.hedge = hedge;
+      p.hedgeText = hedgeText;
+      p.firstWait = firstWait;
+      p.backoffSource = backoffSource;
       p.ambientCriticality = ambientCriticality;
       p.viaLocal = viaLocal;
       return p;
@@ -163,7 +173,8 @@ final class PolicyModel {
       positive("attemptTimeout", attemptTimeout, problems);
       problems.addAll(nullProblems);
       if (hedge.present() && attempts != null && attempts <= 1) {
-        problems.add("hedge was set: needs attempts of 2 or more: every hedge is an attempt");
+        problems.add("hedge was " + (hedgeText == null ? "set" : hedgeText)
+            + ": needs attempts of 2 or more: every hedge is an attempt");
       }
       if (Boolean.TRUE.equals(ambientCriticality)) {
         if (attempts != null && attempts <= 1) {
@@ -224,7 +235,7 @@ final class PolicyModel {
       return Policy.preset("default", 3, Duration.ofSeconds(30), Duration.ofSeconds(10), Budget.AUTOMATIC);
     }
     if (Values.isStaticField(e, QuellTypes.RESILIENCE, "HTTP")) {
-      return Policy.preset("http", 3, Duration.ofSeconds(30), Duration.ofSeconds(10), Budget.AUTOMATIC);
+      return httpPreset();
     }
     if (Values.isStaticField(e, QuellTypes.RESILIENCE, "NONE")) {
       return Policy.preset("none", 1, null, null, Budget.NONE);
@@ -263,6 +274,11 @@ final class PolicyModel {
     return Policy.unknown();
   }
 
+  /** {@code Resilience.HTTP}, which Quell's HTTP clients use when given no policy. */
+  static Policy httpPreset() {
+    return Policy.preset("http", 3, Duration.ofSeconds(30), Duration.ofSeconds(10), Budget.AUTOMATIC);
+  }
+
   /** The template of a {@code PolicyScope} expression, as far as it is known. */
   static @Nullable Policy evaluateScopeTemplate(ExpressionTree expression, VisitorState state) {
     ExpressionTree e = ASTHelpers.stripParentheses(expression);
@@ -293,14 +309,14 @@ final class PolicyModel {
       case "withoutAttemptTimeout": p.attemptTimeout = Setting.NONE; p.presetAttemptTimeout = false; break;
       case "withBudget": p.budget = budget(args.get(0), state); break;
       case "withAmbientCriticality": p.ambientCriticality = Values.booleanValue(args.get(0), state).orElse(null); break;
-      case "withBackoff": notNull(p, "backoff", args.get(0), " (use Backoff.NONE for no delay)"); break;
+      case "withBackoff": setBackoff(p, args.get(0), state); break;
       case "withClassifier": notNull(p, "classifier", args.get(0), ""); break;
       case "withTimeSource": notNull(p, "timeSource", args.get(0), ""); break;
       case "withBreaker": p.ownBreaker = ownsWhatItIsGiven(call) ? Toggle.ON : Toggle.OFF; break;
       case "withoutBreaker": p.ownBreaker = Toggle.OFF; break;
       case "withMeasuredTiming": p.measuredTiming = Toggle.ON; break;
       case "withoutMeasuredTiming": p.measuredTiming = Toggle.OFF; break;
-      case "withHedge": p.hedge = ValueModels.hedgeKind(args.get(0), state); break;
+      case "withHedge": setHedge(p, args.get(0), state); break;
       case "withoutHedge": p.hedge = HedgeKind.NONE; break;
       case "withListener":
       case "withAmbientDeadline":
@@ -341,14 +357,14 @@ final class PolicyModel {
         case "noAttemptTimeout": p.attemptTimeout = Setting.NONE; p.presetAttemptTimeout = false; break;
         case "budget": p.budget = budget(args.get(0), state); break;
         case "useAmbientCriticality": p.ambientCriticality = Values.booleanValue(args.get(0), state).orElse(null); break;
-        case "backoff": notNull(p, "backoff", args.get(0), " (use Backoff.NONE for no delay)"); break;
+        case "backoff": setBackoff(p, args.get(0), state); break;
         case "classifier": notNull(p, "classifier", args.get(0), ""); break;
         case "timeSource": notNull(p, "timeSource", args.get(0), ""); break;
         case "breaker": p.ownBreaker = ownsWhatItIsGiven(call) ? Toggle.ON : Toggle.OFF; break;
         case "noBreaker": p.ownBreaker = Toggle.OFF; break;
         case "measuredTiming": p.measuredTiming = Toggle.ON; break;
         case "noMeasuredTiming": p.measuredTiming = Toggle.OFF; break;
-        case "hedge": p.hedge = ValueModels.hedgeKind(args.get(0), state); break;
+        case "hedge": setHedge(p, args.get(0), state); break;
         case "noHedge": p.hedge = HedgeKind.NONE; break;
         case "listener":
         case "clearListeners":
@@ -413,6 +429,23 @@ final class PolicyModel {
     }
     calls.addAll(reversed);
     return true;
+  }
+
+  private static void setHedge(Policy p, ExpressionTree arg, VisitorState state) {
+    p.hedge = ValueModels.hedgeKind(arg, state);
+    String built;
+    try {
+      built = Library.hedge(arg, state);
+    } catch (LinkageError e) {
+      built = null; // quell-core is not on the processor path: the hedge is named by its source
+    }
+    p.hedgeText = built != null ? built : state.getSourceForNode(arg);
+  }
+
+  private static void setBackoff(Policy p, ExpressionTree arg, VisitorState state) {
+    notNull(p, "backoff", arg, " (use Backoff.NONE for no delay)");
+    p.firstWait = Backoffs.firstWait(arg, state);
+    p.backoffSource = state.getSourceForNode(arg);
   }
 
   /** {@code deadline(null)} is refused: "no deadline" is said with {@code withoutDeadline()}. */

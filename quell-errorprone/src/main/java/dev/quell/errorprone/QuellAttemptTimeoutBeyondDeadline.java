@@ -16,15 +16,16 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * A policy whose attempt timeout, worked out from constants, is longer than its deadline. Each
- * attempt already ends at the deadline, so the timeout can never fire: a hung first attempt uses
- * the whole deadline and leaves no time for a retry. Judged on the finished policy (the end of a
+ * A policy whose attempt timeout, worked out from constants, is as long as its deadline or longer
+ * (Kevlar's KEV015 also says "reaches or exceeds"). Each attempt already ends at the deadline, so the
+ * timeout never fires first: a hung first attempt uses the whole deadline and leaves no time for a
+ * retry. Judged on the finished policy (the end of a
  * chain of {@code with…} calls), so setting the two in either order is fine.
  */
 @AutoService(BugChecker.class)
 @BugPattern(
-    summary = "The attempt timeout is longer than the deadline, so it can never fire and a hung attempt"
-        + " leaves no time to retry",
+    summary = "The attempt timeout is not shorter than the deadline, so it can never fire before the deadline"
+        + " and a hung attempt leaves no time to retry",
     severity = WARNING,
     linkType = CUSTOM,
     link = Docs.PAGE + "#quellattempttimeoutbeyonddeadline")
@@ -57,10 +58,11 @@ public final class QuellAttemptTimeoutBeyondDeadline extends BugChecker implemen
     }
     Duration deadline = policy.deadline.present().orElseThrow();
     Duration timeout = policy.attemptTimeout.present().orElseThrow();
+    String compared = timeout.equals(deadline) ? "as long as" : "longer than";
     return buildDescription(tree)
         .setMessage("The attempt timeout (" + Values.render(timeout)
-            + (policy.presetAttemptTimeout ? ", the preset's default" : "") + ") is longer than the deadline ("
-            + Values.render(deadline) + "), so it can never fire: each attempt already ends at the deadline,"
+            + (policy.presetAttemptTimeout ? ", the preset's default" : "") + ") is " + compared + " the deadline ("
+            + Values.render(deadline) + "), so it never fires before the deadline does: each attempt already ends at the deadline,"
             + " and a hung first attempt uses all of it, leaving no time to retry. Give the attempt timeout a"
             + " share of the deadline (say a third), or set the two the other way round if they were swapped.")
         .build();
@@ -69,7 +71,7 @@ public final class QuellAttemptTimeoutBeyondDeadline extends BugChecker implemen
   private static boolean timeoutBeyondDeadline(PolicyModel.Policy policy) {
     Optional<Duration> deadline = policy.deadline.present();
     Optional<Duration> timeout = policy.attemptTimeout.present();
-    return deadline.isPresent() && timeout.isPresent() && timeout.get().compareTo(deadline.get()) > 0;
+    return deadline.isPresent() && timeout.isPresent() && timeout.get().compareTo(deadline.get()) >= 0;
   }
 
   /** Whether a step of the chain sets the deadline or the attempt timeout. */

@@ -9,21 +9,31 @@ import com.google.errorprone.VisitorState;
 import com.google.errorprone.bugpatterns.BugChecker;
 import com.google.errorprone.bugpatterns.BugChecker.MethodInvocationTreeMatcher;
 import com.google.errorprone.bugpatterns.BugChecker.NewClassTreeMatcher;
+import com.google.errorprone.fixes.Replacements;
 import com.google.errorprone.fixes.SuggestedFix;
 import com.google.errorprone.fixes.SuggestedFixes;
 import com.google.errorprone.matchers.Description;
 import com.google.errorprone.util.ASTHelpers;
+import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.ConditionalExpressionTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.NewClassTree;
+import com.sun.source.tree.ParenthesizedTree;
+import com.sun.source.tree.ReturnTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.TryTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
+import com.sun.source.util.TreeScanner;
 import com.sun.tools.javac.code.Flags;
 import com.sun.tools.javac.code.Symbol;
 import com.sun.tools.javac.code.Symbol.ClassSymbol;
@@ -32,10 +42,13 @@ import com.sun.tools.javac.code.Symbol.VarSymbol;
 import com.sun.tools.javac.code.Type;
 import com.sun.tools.javac.code.TypeTag;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import javax.lang.model.element.ElementKind;
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +60,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Reported only when the guard provably lives for one call: it is used right where it is built,
  * or kept in a local variable that is only used (never returned, stored or handed to code the
- * check does not know). Constructors, initializers, {@code main} and test methods are not per call.
+ * check does not know) — a try-with-resources variable included — chosen by {@code ?:}, or
+ * returned by a private helper whose every caller uses it for one call. Constructors, initializers,
+ * {@code main} and test methods are not per call.
+ *
+ * <p>The fix hoists the guard to a {@code private static final} field. Every finding of a file is
+ * planned together, so that patch mode, which applies them all at once, gets names that differ and
+ * hide nothing, and fields placed where their initializers may read what they read.
  */
 @AutoService(BugChecker.class)
 @BugPattern(
@@ -108,15 +127,33 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
 
   @Override
   public Description matchMethodInvocation(MethodInvocationTree tree, VisitorState state) {
-    Kind kind = creation(tree, state);
-    return kind == null ? Description.NO_MATCH : check(tree, kind, state);
+    Kind kind = reported(tree, state);
+    return kind == null ? Description.NO_MATCH : describe(tree, kind, state);
   }
 
   @Override
   public Description matchNewClass(NewClassTree tree, VisitorState state) {
-    Type type = ASTHelpers.getType(tree);
-    boolean grpc = type != null && type.tsym.getQualifiedName().contentEquals(QuellTypes.GRPC_INTERCEPTOR);
-    return grpc ? check(tree, GRPC, state) : Description.NO_MATCH;
+    Kind kind = reported(tree, state);
+    return kind == null ? Description.NO_MATCH : describe(tree, kind, state);
+  }
+
+  /** The kind of guard {@code tree} builds, when it is built per call and provably dies with the call. */
+  private static @Nullable Kind reported(ExpressionTree tree, VisitorState state) {
+    Kind kind;
+    if (tree instanceof MethodInvocationTree) {
+      kind = creation((MethodInvocationTree) tree, state);
+    } else {
+      Type type = ASTHelpers.getType(tree);
+      kind = type != null && type.tsym.getQualifiedName().contentEquals(QuellTypes.GRPC_INTERCEPTOR) ? GRPC : null;
+    }
+    if (kind == null || Contexts.site(state.getPath(), state) != Contexts.Site.PER_CALL) {
+      return null;
+    }
+    Use use = use(state.getPath(), state, 0);
+    if (use == Use.ESCAPES || (kind.policy && use == Use.WRAPPED)) {
+      return null; // a policy handed to a scope or client is reported as that scope or client
+    }
+    return kind;
   }
 
   private static @Nullable Kind creation(MethodInvocationTree tree, VisitorState state) {
@@ -173,22 +210,38 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
   }
 
 
-  private Description check(ExpressionTree tree, Kind kind, VisitorState state) {
-    if (Contexts.site(state.getPath(), state) != Contexts.Site.PER_CALL) {
-      return Description.NO_MATCH;
-    }
-    Use use = use(state.getPath(), state, 0);
-    if (use == Use.ESCAPES || (kind.policy && use == Use.WRAPPED)) {
-      return Description.NO_MATCH; // a policy handed to a scope or client is reported as that scope or client
-    }
+  private Description describe(ExpressionTree tree, Kind kind, VisitorState state) {
+    MethodTree helper = helperReturning(state.getPath());
+    String where = helper == null ? "This " + kind.noun + " is built on every call and used only there: "
+        : "This " + kind.noun + " is built anew each time " + helper.getName() + "() is called, and every caller uses"
+            + " it for that one call only: ";
     Description.Builder description = buildDescription(tree).setMessage(
-        "This " + kind.noun + " is built on every call and used only there: " + kind.consequence
-            + ". Build it once and keep it in a field.");
-    SuggestedFix fix = hoist(tree, kind, state);
+        where + kind.consequence + ". Build it once and keep it in a field.");
+    SuggestedFix fix = fix(tree, kind, state);
     if (fix != null) {
       description.addFix(fix);
     }
     return description.build();
+  }
+
+  /** The method whose return statement gives the value at {@code path}, if it is returned. */
+  private static @Nullable MethodTree helperReturning(TreePath path) {
+    TreePath p = path.getParentPath();
+    while (p.getLeaf() instanceof ParenthesizedTree || p.getLeaf() instanceof ConditionalExpressionTree) {
+      p = p.getParentPath();
+    }
+    if (!(p.getLeaf() instanceof ReturnTree)) {
+      return null;
+    }
+    for (TreePath q = p; q != null; q = q.getParentPath()) {
+      if (q.getLeaf() instanceof LambdaExpressionTree || q.getLeaf() instanceof ClassTree) {
+        return null;
+      }
+      if (q.getLeaf() instanceof MethodTree) {
+        return (MethodTree) q.getLeaf();
+      }
+    }
+    return null;
   }
 
   // ---------------------------------------------------------------- does the value outlive the call?
@@ -227,6 +280,14 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
       }
       case VARIABLE:
         return localUses((VariableTree) parent, parentPath, state, depth);
+      case CONDITIONAL_EXPRESSION:
+        // chosen per call by ?: — either branch is the value the conditional gives
+        return ((ConditionalExpressionTree) parent).getCondition() == leaf ? Use.ESCAPES : use(parentPath, state, depth + 1);
+      case TRY:
+        // try (client) { ... } of Java 9: closed at the end of the block, so it dies there
+        return ((TryTree) parent).getResources().contains(leaf) ? Use.DIRECT : Use.ESCAPES;
+      case RETURN:
+        return returnedUse(parentPath, state, depth);
       default:
         return Use.ESCAPES;
     }
@@ -235,7 +296,9 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
   /** How a local variable's value is used: every use must be a plain use, in the same body. */
   private static Use localUses(VariableTree variable, TreePath variablePath, VisitorState state, int depth) {
     Symbol symbol = ASTHelpers.getSymbol(variable);
-    if (symbol == null || symbol.getKind() != ElementKind.LOCAL_VARIABLE || !ASTHelpers.isConsideredFinal(symbol)) {
+    boolean local = symbol != null
+        && (symbol.getKind() == ElementKind.LOCAL_VARIABLE || symbol.getKind() == ElementKind.RESOURCE_VARIABLE);
+    if (!local || !ASTHelpers.isConsideredFinal(symbol)) {
       return Use.ESCAPES;
     }
     TreePath scope = variablePath.getParentPath();
@@ -253,6 +316,60 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
         return Use.ESCAPES;
       }
       if (use == Use.WRAPPED) {
+        result = Use.WRAPPED;
+      }
+    }
+    return result;
+  }
+
+  /**
+   * A value returned by a private method dies with the call when every caller in the file uses it
+   * only for that call, and at least one caller runs per request: a helper that builds a fresh
+   * policy for each caller. A method others can call or override is out of sight.
+   */
+  private static Use returnedUse(TreePath returnPath, VisitorState state, int depth) {
+    MethodTree helper = null;
+    for (TreePath p = returnPath; p != null && helper == null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof LambdaExpressionTree || p.getLeaf() instanceof ClassTree) {
+        return Use.ESCAPES;
+      }
+      if (p.getLeaf() instanceof MethodTree) {
+        helper = (MethodTree) p.getLeaf();
+      }
+    }
+    MethodSymbol method = helper == null ? null : ASTHelpers.getSymbol(helper);
+    if (method == null || !method.getModifiers().contains(javax.lang.model.element.Modifier.PRIVATE)) {
+      return Use.ESCAPES;
+    }
+    List<TreePath> calls = new ArrayList<>();
+    boolean[] referenced = {false};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        if (method.equals(ASTHelpers.getSymbol(node))) {
+          calls.add(getCurrentPath());
+        }
+        return super.visitMethodInvocation(node, null);
+      }
+
+      @Override
+      public Void visitMemberReference(MemberReferenceTree node, Void unused) {
+        referenced[0] |= method.equals(ASTHelpers.getSymbol(node));
+        return super.visitMemberReference(node, null);
+      }
+    }.scan(state.getPath().getCompilationUnit(), null);
+    if (calls.isEmpty() || referenced[0]) {
+      return Use.ESCAPES;
+    }
+    Use result = Use.ESCAPES;
+    for (TreePath call : calls) {
+      Use use = use(call, state, depth + 1);
+      if (use == Use.ESCAPES) {
+        return Use.ESCAPES;
+      }
+      if (Contexts.site(call, state) == Contexts.Site.PER_CALL) {
+        result = result == Use.WRAPPED ? Use.WRAPPED : use;
+      } else if (result != Use.ESCAPES && use == Use.WRAPPED) {
         result = Use.WRAPPED;
       }
     }
@@ -285,9 +402,47 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
 
   // ---------------------------------------------------------------- the fix: hoist to a field
 
-  private static @Nullable SuggestedFix hoist(ExpressionTree creation, Kind kind, VisitorState state) {
-    ClassTree enclosing = ASTHelpers.findEnclosingNode(state.getPath(), ClassTree.class);
-    ClassSymbol owner = enclosing == null ? null : ASTHelpers.getSymbol(enclosing);
+  /**
+   * The names of the fields a class gets, by creation, worked out once for the whole class: every
+   * finding in it is fixed together in patch mode, so each must get a name none of the others takes.
+   */
+  private static final Map<CompilationUnitTree, Map<Tree, String>> PLANS = new WeakHashMap<>();
+
+  /** Where a hoisted guard goes: the class, and the index of the member the new field goes before. */
+  private static final class Hoist {
+    final ClassTree owner;
+    final List<Tree> members;
+    final int position;
+    final String base;
+
+    Hoist(ClassTree owner, List<Tree> members, int position, String base) {
+      this.owner = owner;
+      this.members = members;
+      this.position = position;
+      this.base = base;
+    }
+  }
+
+  private static @Nullable SuggestedFix fix(ExpressionTree creation, Kind kind, VisitorState state) {
+    Hoist hoist = hoist(creation, kind, state);
+    if (hoist == null) {
+      return null;
+    }
+    String name = plan(state).get(creation);
+    return name == null ? null : build(creation, kind, hoist, name, state); // null: inside a guard hoisted whole
+  }
+
+  /** Whether the guard can become a static field of its class, and where that field goes. */
+  private static @Nullable Hoist hoist(ExpressionTree creation, Kind kind, VisitorState state) {
+    TreePath ownerPath = state.getPath();
+    while (ownerPath != null && !(ownerPath.getLeaf() instanceof ClassTree)) {
+      ownerPath = ownerPath.getParentPath();
+    }
+    if (ownerPath == null) {
+      return null;
+    }
+    ClassTree enclosing = (ClassTree) ownerPath.getLeaf();
+    ClassSymbol owner = ASTHelpers.getSymbol(enclosing);
     if (owner == null || owner.getSimpleName().isEmpty() || owner.isInterface() || owner.isAnonymous()
         || !(owner.owner.getKind() == ElementKind.PACKAGE || owner.isStatic())) {
       return null; // only classes that can hold a private static field in any Java version
@@ -296,38 +451,374 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
     if (type == null || mentionsTypeVariable(type) || !constantExpression(creation, state)) {
       return null;
     }
-    SuggestedFix.Builder fix = SuggestedFix.builder();
-    Set<String> taken = memberNames(enclosing);
+    // the local the guard is kept in, if any: a try-with-resources of the Java 9 form cannot lose it
     Tree parent = state.getPath().getParentPath().getLeaf();
-    String field;
+    if (parent instanceof VariableTree && ((VariableTree) parent).getInitializer() == creation) {
+      Symbol local = ASTHelpers.getSymbol(parent);
+      if (local == null || (local.getKind() != ElementKind.LOCAL_VARIABLE
+          && local.getKind() != ElementKind.RESOURCE_VARIABLE)) {
+        return null;
+      }
+      for (TreePath use : usesOf(local, state.getPath().getParentPath().getParentPath())) {
+        if (use.getParentPath().getLeaf() instanceof TryTree) {
+          return null;
+        }
+      }
+    }
+    List<Tree> members = new ArrayList<>();
+    for (Tree member : enclosing.getMembers()) {
+      if (!generated(member)) {
+        members.add(member);
+      }
+    }
+    TreePath memberPath = state.getPath();
+    while (memberPath.getParentPath() != null && memberPath.getParentPath().getLeaf() != enclosing) {
+      memberPath = memberPath.getParentPath();
+    }
+    int memberIndex = members.indexOf(memberPath.getLeaf());
+    if (memberIndex < 0) {
+      return null;
+    }
+    // after every static field of this class its initializer reads (and the static blocks that
+    // assign a blank one); before the static initializer it is used in, if that is where it was
+    int lower = -1;
+    for (Symbol field : staticFieldsRead(creation, owner)) {
+      for (int i = 0; i < members.size(); i++) {
+        Tree member = members.get(i);
+        if (member instanceof VariableTree && field.equals(ASTHelpers.getSymbol(member))) {
+          lower = Math.max(lower, i);
+          if (((VariableTree) member).getInitializer() == null) {
+            lower = Math.max(lower, lastStaticBlock(members));
+          }
+        }
+      }
+    }
+    Tree member = members.get(memberIndex);
+    boolean staticInitializer = (member instanceof VariableTree
+            && ((VariableTree) member).getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC))
+        || (member instanceof BlockTree && ((BlockTree) member).isStatic());
+    int upper = staticInitializer ? memberIndex : members.size();
+    int preferred = 0; // among the fields written before the code that uses it
+    for (int i = 0; i < memberIndex; i++) {
+      if (members.get(i) instanceof VariableTree) {
+        preferred = i + 1;
+      }
+    }
+    int position = Math.max(preferred, lower + 1);
+    if (position > upper) {
+      return null;
+    }
+    return new Hoist(enclosing, members, position, baseName(creation, kind, state));
+  }
+
+  private static String baseName(ExpressionTree creation, Kind kind, VisitorState state) {
+    Tree parent = state.getPath().getParentPath().getLeaf();
+    if (parent instanceof VariableTree && ((VariableTree) parent).getInitializer() == creation) {
+      String local = constantName(((VariableTree) parent).getName().toString());
+      if (!local.isEmpty()) {
+        return local;
+      }
+    }
+    if (kind.policy) {
+      PolicyModel.Policy policy = PolicyModel.evaluate(creation, state);
+      if (policy != null && policy.nameKnown && policy.name != null && !constantName(policy.name).isEmpty()
+          && !Set.of("default", "http", "none").contains(policy.name)) { // a preset's name says nothing
+        return constantName(policy.name);
+      }
+    }
+    return kind.fieldName;
+  }
+
+  /** Record components' fields and accessors, default constructors: members javac writes, not the user. */
+  private static boolean generated(Tree member) {
+    Symbol symbol = ASTHelpers.getSymbol(member);
+    return symbol != null && ((symbol.flags() & (Flags.GENERATED_MEMBER | Flags.GENERATEDCONSTR)) != 0
+        || (symbol.getKind() == ElementKind.FIELD && (symbol.flags() & Flags.RECORD) != 0));
+  }
+
+  private static int lastStaticBlock(List<Tree> members) {
+    int last = -1;
+    for (int i = 0; i < members.size(); i++) {
+      if (members.get(i) instanceof BlockTree && ((BlockTree) members.get(i)).isStatic()) {
+        last = i;
+      }
+    }
+    return last;
+  }
+
+  /** The static fields of {@code owner} an expression reads, by simple name or qualified. */
+  private static Set<Symbol> staticFieldsRead(ExpressionTree expression, ClassSymbol owner) {
+    Set<Symbol> fields = new HashSet<>();
+    new TreeScanner<Void, Void>() {
+      private void note(Tree node) {
+        Symbol symbol = ASTHelpers.getSymbol(node);
+        if (symbol instanceof VarSymbol && symbol.getKind() == ElementKind.FIELD && symbol.isStatic()
+            && owner.equals(symbol.owner)) {
+          fields.add(symbol);
+        }
+      }
+
+      @Override
+      public Void visitIdentifier(IdentifierTree node, Void unused) {
+        note(node);
+        return null;
+      }
+
+      @Override
+      public Void visitMemberSelect(MemberSelectTree node, Void unused) {
+        note(node);
+        return super.visitMemberSelect(node, null);
+      }
+    }.scan(expression, null);
+    return fields;
+  }
+
+  /**
+   * The fields every fixable finding of the class gets, in source order, each a name that nothing
+   * in the file uses (so it shadows nothing) and no other new field takes. A guard built inside
+   * another one that is hoisted moves with it and gets no field of its own.
+   */
+  private static Map<Tree, String> plan(VisitorState state) {
+    CompilationUnitTree unit = state.getPath().getCompilationUnit();
+    synchronized (PLANS) {
+      Map<Tree, String> known = PLANS.get(unit);
+      if (known != null) {
+        return known;
+      }
+    }
+    List<ExpressionTree> hoisted = new ArrayList<>();
+    Map<Tree, String> bases = new HashMap<>();
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        consider(node);
+        return super.visitMethodInvocation(node, null);
+      }
+
+      @Override
+      public Void visitNewClass(NewClassTree node, Void unused) {
+        consider(node);
+        return super.visitNewClass(node, null);
+      }
+
+      private void consider(ExpressionTree node) {
+        VisitorState here = state.withPath(getCurrentPath());
+        Kind kind = reported(node, here);
+        Hoist hoist = kind == null ? null : hoist(node, kind, here);
+        if (hoist != null) {
+          hoisted.add(node);
+          bases.put(node, hoist.base);
+        }
+      }
+    }.scan(new TreePath(unit), null);
+    Set<String> taken = takenNames(state);
+    Map<Tree, String> names = new HashMap<>();
+    for (ExpressionTree creation : hoisted) {
+      boolean inside = false;
+      for (ExpressionTree other : hoisted) {
+        inside |= other != creation && ASTHelpers.getStartPosition(other) <= ASTHelpers.getStartPosition(creation)
+            && state.getEndPosition(creation) <= state.getEndPosition(other);
+      }
+      String base = bases.get(creation);
+      if (!inside && base != null) {
+        String name = unique(base, taken);
+        taken.add(name);
+        names.put(creation, name);
+      }
+    }
+    synchronized (PLANS) {
+      PLANS.put(unit, names);
+    }
+    return names;
+  }
+
+  /**
+   * Every simple name written in the file, and the fields its classes inherit: a new field must
+   * hide none of them, and no two new fields of the file share a name.
+   */
+  private static Set<String> takenNames(VisitorState state) {
+    Set<String> names = new HashSet<>();
+    new TreeScanner<Void, Void>() {
+      @Override
+      public Void visitIdentifier(IdentifierTree node, Void unused) {
+        names.add(node.getName().toString());
+        return null;
+      }
+
+      @Override
+      public Void visitMemberSelect(MemberSelectTree node, Void unused) {
+        names.add(node.getIdentifier().toString());
+        return super.visitMemberSelect(node, null);
+      }
+
+      @Override
+      public Void visitVariable(VariableTree node, Void unused) {
+        names.add(node.getName().toString());
+        return super.visitVariable(node, null);
+      }
+
+      @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        ClassSymbol symbol = ASTHelpers.getSymbol(node);
+        if (symbol != null) {
+          for (Type supertype : state.getTypes().closure(symbol.type)) {
+            for (Symbol member : supertype.tsym.getEnclosedElements()) {
+              if (member.getKind() == ElementKind.FIELD) {
+                names.add(member.getSimpleName().toString());
+              }
+            }
+          }
+        }
+        return super.visitClass(node, null);
+      }
+    }.scan(state.getPath().getCompilationUnit(), null);
+    return names;
+  }
+
+  private static SuggestedFix build(ExpressionTree creation, Kind kind, Hoist hoist, String field, VisitorState state) {
+    // several findings insert their fields at one place: keep them all, in the order of the findings
+    SuggestedFix.Builder fix = SuggestedFix.builder().setCoalescePolicy(Replacements.CoalescePolicy.EXISTING_FIRST);
+    Type type = ASTHelpers.getType(creation);
+    TreePath declarationPath = state.getPath().getParentPath();
+    Tree parent = declarationPath.getLeaf();
     String typeSource;
     if (parent instanceof VariableTree && ((VariableTree) parent).getInitializer() == creation) {
       VariableTree local = (VariableTree) parent;
-      field = unique(constantName(local.getName().toString()), taken);
       typeSource = ASTHelpers.hasImplicitType(local, state)
           ? SuggestedFixes.prettyType(state, fix, type) : state.getSourceForNode(local.getType());
       Symbol symbol = ASTHelpers.getSymbol(local);
-      for (TreePath use : usesOf(symbol, state.getPath().getParentPath().getParentPath())) {
-        fix.replace(use.getLeaf(), field);
-      }
-      fix.delete(local);
-    } else {
-      String base = kind.fieldName;
-      if (kind.policy) {
-        PolicyModel.Policy policy = PolicyModel.evaluate(creation, state);
-        if (policy != null && policy.nameKnown && policy.name != null && !constantName(policy.name).isEmpty()
-            && !Set.of("default", "http", "none").contains(policy.name)) { // a preset's name says nothing
-          base = constantName(policy.name);
+      List<TreePath> uses = usesOf(symbol, declarationPath.getParentPath());
+      if (symbol.getKind() == ElementKind.RESOURCE_VARIABLE) {
+        dropResource((TryTree) declarationPath.getParentPath().getLeaf(), local, uses, field, fix, state);
+      } else {
+        for (TreePath use : uses) {
+          fix.replace(use.getLeaf(), field);
         }
+        deleteStatement(local, fix, state);
       }
-      field = unique(base, taken);
+    } else {
       typeSource = SuggestedFixes.prettyType(state, fix, type);
       fix.replace(creation, field);
     }
-    fix.merge(SuggestedFixes.addMembers(enclosing, state, SuggestedFixes.AdditionPosition.LAST,
-        "private static final " + typeSource + " " + field + " = " + state.getSourceForNode(creation) + ";"));
+    String declaration = "private static final " + typeSource + " " + field + " = " + state.getSourceForNode(creation) + ";";
+    insertMember(hoist, declaration, fix, state);
     fix.setShortDescription("keep the " + kind.noun + " in a private static final field");
     return fix.build();
+  }
+
+  /**
+   * A client kept for the whole process is not closed after one request: its resource goes, and so
+   * does the {@code try} when it was only there to close it.
+   */
+  private static void dropResource(TryTree statement, VariableTree resource, List<TreePath> uses, String field,
+      SuggestedFix.Builder fix, VisitorState state) {
+    List<? extends Tree> resources = statement.getResources();
+    int index = resources.indexOf(resource);
+    if (resources.size() == 1 && statement.getCatches().isEmpty() && statement.getFinallyBlock() == null) {
+      fix.replace(statement, edited(statement.getBlock(), uses, field, state));
+      return;
+    }
+    if (resources.size() == 1) {
+      fix.replace(ASTHelpers.getStartPosition(statement), ASTHelpers.getStartPosition(statement.getBlock()), "try ");
+    } else if (index < resources.size() - 1) {
+      fix.replace(ASTHelpers.getStartPosition(resource), ASTHelpers.getStartPosition(resources.get(index + 1)), "");
+    } else {
+      int from = state.getEndPosition(resources.get(index - 1));
+      CharSequence source = state.getSourceCode();
+      while (from > 0 && (source.charAt(from - 1) == ';' || Character.isWhitespace(source.charAt(from - 1)))) {
+        from--; // the separator before the last resource goes with it
+      }
+      fix.replace(from, state.getEndPosition(resource), "");
+    }
+    for (TreePath use : uses) {
+      fix.replace(use.getLeaf(), field);
+    }
+  }
+
+  /** The source of {@code region} with each use renamed to {@code field}. */
+  private static String edited(Tree region, List<TreePath> uses, String field, VisitorState state) {
+    int start = ASTHelpers.getStartPosition(region);
+    StringBuilder text = new StringBuilder(state.getSourceCode().subSequence(start, state.getEndPosition(region)));
+    List<Tree> ordered = new ArrayList<>();
+    for (TreePath use : uses) {
+      ordered.add(use.getLeaf());
+    }
+    ordered.sort((a, b) -> Integer.compare(ASTHelpers.getStartPosition(b), ASTHelpers.getStartPosition(a)));
+    for (Tree use : ordered) {
+      text.replace(ASTHelpers.getStartPosition(use) - start, state.getEndPosition(use) - start, field);
+    }
+    return text.toString();
+  }
+
+  /**
+   * Writes the field on a line of its own before the member at the planned position (and before
+   * that member's comments), indented like it; or after the last member.
+   */
+  private static void insertMember(Hoist hoist, String declaration, SuggestedFix.Builder fix, VisitorState state) {
+    CharSequence source = state.getSourceCode();
+    List<Tree> members = hoist.members;
+    if (hoist.position == members.size()) {
+      Tree last = members.get(members.size() - 1);
+      int end = state.getEndPosition(last);
+      fix.replace(end, end, "\n" + indentation(source, ASTHelpers.getStartPosition(last)) + declaration);
+      return;
+    }
+    int start = ASTHelpers.getStartPosition(members.get(hoist.position));
+    int lineStart = lineStart(source, start);
+    if (!source.subSequence(lineStart, start).toString().isBlank()) {
+      fix.replace(start, start, declaration + " "); // the member shares its line with something else
+      return;
+    }
+    int floor = hoist.position > 0 ? state.getEndPosition(members.get(hoist.position - 1))
+        : ASTHelpers.getStartPosition(hoist.owner);
+    int at = lineStart;
+    while (at > 0) {
+      int previous = lineStart(source, at - 1);
+      String line = source.subSequence(previous, at - 1).toString().trim();
+      boolean comment = line.startsWith("//") || line.startsWith("/*") || line.startsWith("*") || line.endsWith("*/");
+      if (!comment || previous <= floor) {
+        break;
+      }
+      at = previous;
+    }
+    fix.replace(at, at, indentation(source, start) + declaration + "\n");
+  }
+
+  /** Deletes a statement, and the line it leaves empty when it had one of its own. */
+  static void deleteStatement(Tree statement, SuggestedFix.Builder fix, VisitorState state) {
+    CharSequence source = state.getSourceCode();
+    int start = ASTHelpers.getStartPosition(statement);
+    int end = state.getEndPosition(statement);
+    int lineStart = lineStart(source, start);
+    int lineEnd = end;
+    while (lineEnd < source.length() && source.charAt(lineEnd) != '\n') {
+      lineEnd++;
+    }
+    boolean ownLine = source.subSequence(lineStart, start).toString().isBlank()
+        && source.subSequence(end, lineEnd).toString().isBlank() && lineEnd < source.length();
+    if (ownLine) {
+      fix.replace(lineStart, lineEnd + 1, "");
+    } else {
+      fix.delete(statement);
+    }
+  }
+
+  private static int lineStart(CharSequence source, int position) {
+    int i = position;
+    while (i > 0 && source.charAt(i - 1) != '\n') {
+      i--;
+    }
+    return i;
+  }
+
+  /** The blanks that open the line holding {@code position}. */
+  private static String indentation(CharSequence source, int position) {
+    int start = lineStart(source, position);
+    int end = start;
+    while (end < position && (source.charAt(end) == ' ' || source.charAt(end) == '\t')) {
+      end++;
+    }
+    return source.subSequence(start, end).toString();
   }
 
   private static boolean mentionsTypeVariable(Type type) {
@@ -428,16 +919,6 @@ public final class QuellGuardPerCall extends BugChecker implements MethodInvocat
     String owner = method.owner.getQualifiedName().toString();
     return Set.of("java.lang.String", "java.lang.Math", "java.lang.StrictMath", "java.lang.Integer", "java.lang.Long",
         "java.lang.Double", "java.lang.Boolean", "java.util.List", "java.util.Set", "java.util.Map").contains(owner);
-  }
-
-  private static Set<String> memberNames(ClassTree enclosing) {
-    Set<String> names = new HashSet<>();
-    for (Tree member : enclosing.getMembers()) {
-      if (member instanceof VariableTree) {
-        names.add(((VariableTree) member).getName().toString());
-      }
-    }
-    return names;
   }
 
   private static String unique(String base, Set<String> taken) {

@@ -12,12 +12,15 @@ import com.google.errorprone.matchers.Description;
 import com.google.errorprone.util.ASTHelpers;
 import com.sun.source.tree.ExpressionStatementTree;
 import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.util.TreePath;
 import com.sun.tools.javac.code.Symbol.MethodSymbol;
 import com.sun.tools.javac.code.Type;
 import com.sun.tools.javac.code.TypeTag;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An {@code Outcome} (or a future of one) returned by a Quell call such as {@code run} and
@@ -48,15 +51,46 @@ public final class QuellIgnoredOutcome extends BugChecker implements MethodInvoc
     Tree parent = state.getPath().getParentPath().getLeaf();
     boolean ignored = parent instanceof ExpressionStatementTree
         || (parent instanceof LambdaExpressionTree && returnsVoid((LambdaExpressionTree) parent, state));
+    String name = method.getSimpleName().toString();
+    String call = name + "(...)";
+    if (!ignored) {
+      // runAsync(...).join() or .get() as a statement: the wait is kept, the outcome it waited for dropped
+      TreePath waitPath = waitedOn(state.getPath(), state);
+      if (waitPath == null) {
+        return Description.NO_MATCH;
+      }
+      Tree waitParent = waitPath.getParentPath().getLeaf();
+      ignored = waitParent instanceof ExpressionStatementTree
+          || (waitParent instanceof LambdaExpressionTree && returnsVoid((LambdaExpressionTree) waitParent, state));
+      call = name + "(...)." + ASTHelpers.getSymbol((MethodInvocationTree) waitPath.getLeaf()).getSimpleName() + "()";
+    }
     if (!ignored) {
       return Description.NO_MATCH;
     }
-    String name = method.getSimpleName().toString();
     return buildDescription(tree)
-        .setMessage("The Outcome of " + name + "(...) is ignored: " + name + " never throws for the work's failures,"
+        .setMessage("The Outcome of " + call + " is ignored: " + name + " never throws for the work's failures,"
             + " so a failure, a refusal by the budget or a missed deadline here vanishes without a trace."
             + " Read the outcome (outcome.stopReason(), outcome.failure()), or call execute(...), which throws.")
         .build();
+  }
+
+  /** The {@code join()}/{@code get()} called directly on the future of an outcome at {@code path}, if any. */
+  private static @Nullable TreePath waitedOn(TreePath path, VisitorState state) {
+    TreePath select = path.getParentPath();
+    if (!(select.getLeaf() instanceof MemberSelectTree)) {
+      return null;
+    }
+    TreePath call = select.getParentPath();
+    if (!(call.getLeaf() instanceof MethodInvocationTree)
+        || ((MethodInvocationTree) call.getLeaf()).getMethodSelect() != select.getLeaf()) {
+      return null;
+    }
+    MethodSymbol wait = ASTHelpers.getSymbol((MethodInvocationTree) call.getLeaf());
+    boolean waits = wait != null && Set.of("join", "get", "getNow", "resultNow").contains(wait.getSimpleName().toString())
+        && QuellTypes.isA(wait.owner.type, "java.util.concurrent.Future", state)
+        || wait != null && wait.getSimpleName().contentEquals("join")
+            && wait.owner.getQualifiedName().contentEquals("java.util.concurrent.CompletableFuture");
+    return waits ? call : null;
   }
 
   private static boolean returnsOutcome(Type type, VisitorState state) {

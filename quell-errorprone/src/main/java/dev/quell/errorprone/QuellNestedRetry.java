@@ -34,15 +34,13 @@ public final class QuellNestedRetry extends BugChecker implements MethodInvocati
 
   @Override
   public Description matchMethodInvocation(MethodInvocationTree tree, VisitorState state) {
-    if (!Executions.isExecution(tree)) {
+    boolean execution = Executions.isExecution(tree);
+    PolicyModel.Policy inner = execution ? Executions.policyOf(tree, state) : Executions.requestPolicy(tree, state);
+    if (inner == null || !inner.retries()) {
       return Description.NO_MATCH;
     }
     if (Contexts.inTestOrMain(state.getPath(), state)) {
       return Description.NO_MATCH; // a test does this on purpose
-    }
-    PolicyModel.Policy inner = Executions.policyOf(tree, state);
-    if (inner == null || !inner.retries()) {
-      return Description.NO_MATCH;
     }
     Tree child = tree;
     for (TreePath p = state.getPath().getParentPath(); p != null; p = p.getParentPath()) {
@@ -58,21 +56,37 @@ public final class QuellNestedRetry extends BugChecker implements MethodInvocati
         }
         MethodInvocationTree outerCall = (MethodInvocationTree) leaf;
         PolicyModel.Policy outer = Executions.policyOf(outerCall, state);
-        if (outer != null && outer.retries()) {
+        Integer outerAttempts = outer == null ? null : outer.attempts;
+        Integer innerAttempts = inner.attempts;
+        if (outer != null && outer.retries() && outerAttempts != null && innerAttempts != null) {
           long line = state.getPath().getCompilationUnit().getLineMap()
               .getLineNumber(ASTHelpers.getStartPosition(outerCall));
-          int n = outer.attempts;
-          int m = inner.attempts;
+          int n = outerAttempts;
+          int m = innerAttempts;
+          String what = execution ? "This call makes up to " + m + " attempts"
+              : "This request goes through " + state.getSourceForNode(clientOf(tree)) + ", one of Quell's clients,"
+                  + " which retries it: up to " + m + " attempts";
           return buildDescription(tree)
-              .setMessage("This call makes up to " + m + " attempts inside each attempt of the call on line " + line
+              .setMessage(what + " inside each attempt of the call on line " + line
                   + ", which makes up to " + n + ": together up to " + n + " × " + m + " = " + (long) n * m
                   + " attempts on this dependency for one outer call, and each layer's budget sees only its own"
-                  + " retries. Retry at one layer: run the other call with policy.once(), which keeps its breaker and budget.")
+                  + " retries. Retry at one layer: run the outer call with policy.once() (or the inner one, when it is a"
+                  + " policy), which keeps its breaker and budget.")
               .build();
         }
       }
       child = leaf;
     }
     return Description.NO_MATCH;
+  }
+
+  /** The client a request is made through: the receiver of send, or the client OkHttp's newCall was called on. */
+  private static com.sun.source.tree.ExpressionTree clientOf(MethodInvocationTree request) {
+    com.sun.source.tree.ExpressionTree receiver = ASTHelpers.stripParentheses(ASTHelpers.getReceiver(request));
+    if (receiver instanceof MethodInvocationTree && ASTHelpers.getReceiver(receiver) != null
+        && ASTHelpers.getSymbol((MethodInvocationTree) receiver).getSimpleName().contentEquals("newCall")) {
+      return ASTHelpers.getReceiver(receiver);
+    }
+    return receiver;
   }
 }

@@ -495,9 +495,11 @@ final class ValueModels {
       if (maxBreakDuration.known && !maxOk) {
         problems.add("breaker maxBreakDuration was " + shown(maxBreakDuration.value) + ": must be a positive duration");
       }
-      if (breakOk && maxOk && maxBreakDuration.value.compareTo(breakDuration.value) < 0) {
-        problems.add("breaker maxBreakDuration was " + shown(maxBreakDuration.value) + ": must be at least breakDuration ("
-            + shown(breakDuration.value) + ")");
+      Duration first = breakDuration.value;
+      Duration most = maxBreakDuration.value;
+      if (breakOk && maxOk && first != null && most != null && most.compareTo(first) < 0) {
+        problems.add("breaker maxBreakDuration was " + shown(most) + ": must be at least breakDuration ("
+            + shown(first) + ")");
       }
       if (ramp.known && (ramp.value == null || ramp.value.isNegative())) {
         problems.add("breaker ramp was " + shown(ramp.value) + ": must be zero (no ramp) or positive");

@@ -189,8 +189,114 @@ class DocsExamplesTest {
     assertThat(checksIn("Quotes.java", imports() + "class Quotes {" + fields + fixed + "}")).isEmpty();
   }
 
+  @Test
+  void clientClosedAfterEachRequest() {
+    String bad = """
+        String item(HttpRequest request) throws Exception {
+          try (ResilientHttpClient client = ResilientHttpClient.of(JDK)) {   // fresh per-host budgets every request
+            return client.send(request, BodyHandlers.ofString()).body();
+          }
+        }
+        """;
+    String fixed = """
+        private static final ResilientHttpClient CATALOG = ResilientHttpClient.of(JDK);
+
+        String item(HttpRequest request) throws Exception {
+          return CATALOG.send(request, BodyHandlers.ofString()).body();
+        }
+        """;
+    String fields = "static final HttpClient JDK = HttpClient.newHttpClient();\n";
+    assertThat(checksWithClients("Catalog.java", httpImports() + "class Catalog {" + fields + bad + "}"))
+        .containsExactly("QuellGuardPerCall");
+    assertThat(checksWithClients("Catalog.java", httpImports() + "class Catalog {" + fields + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void nestedRetryThroughAClient() {
+    String bad = """
+        String item(HttpRequest request) throws Exception {
+          return SYNC.execute(() -> CATALOG.send(request, BodyHandlers.ofString()).body());   // 3 × 3 = 9 attempts
+        }
+        """;
+    String fixed = """
+        String item(HttpRequest request) throws Exception {
+          return SYNC.once().execute(() -> CATALOG.send(request, BodyHandlers.ofString()).body());
+        }
+        """;
+    String fields = """
+        static final Resilience SYNC = Resilience.DEFAULT.withName("sync");
+        static final ResilientHttpClient CATALOG = ResilientHttpClient.of(HttpClient.newHttpClient());
+        """;
+    assertThat(checksWithClients("Sync.java", httpImports() + "class Sync {" + fields + bad + "}"))
+        .containsExactly("QuellNestedRetry");
+    assertThat(checksWithClients("Sync.java", httpImports() + "class Sync {" + fields + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void discardedConfiguration() {
+    String bad = """
+        Resilience payments(boolean patient) {
+          Resilience policy = PAYMENTS;
+          if (patient) {
+            policy.withAttempts(5);   // a changed copy, thrown away
+          }
+          return policy;
+        }
+        """;
+    String fixed = """
+        Resilience payments(boolean patient) {
+          Resilience policy = PAYMENTS;
+          if (patient) {
+            policy = policy.withAttempts(5);
+          }
+          return policy;
+        }
+        """;
+    String fields = "static final Resilience PAYMENTS = Resilience.DEFAULT.withName(\"payments\");\n";
+    assertThat(checksIn("Payments.java", imports() + "class Payments {" + fields + bad + "}"))
+        .containsExactly("QuellDiscardedConfiguration");
+    assertThat(checksIn("Payments.java", imports() + "class Payments {" + fields + fixed + "}")).isEmpty();
+  }
+
+  @Test
+  void backoffBeyondDeadline() {
+    String bad = """
+        static final Resilience SEARCH = Resilience.DEFAULT
+            .withName("search")
+            .withDeadline(Duration.ofSeconds(1))
+            .withAttemptTimeout(Duration.ofMillis(300))
+            .withBackoff(Backoff.constant(Duration.ofSeconds(1)));   // no retry can start before the deadline
+        """;
+    String fixed = """
+        static final Resilience SEARCH = Resilience.DEFAULT
+            .withName("search")
+            .withDeadline(Duration.ofSeconds(1))
+            .withAttemptTimeout(Duration.ofMillis(300))
+            .withBackoff(Backoff.constant(Duration.ofMillis(100)));
+        """;
+    assertThat(checksIn("Search.java", imports() + "class Search {" + bad + "}"))
+        .containsExactly("QuellBackoffBeyondDeadline");
+    assertThat(checksIn("Search.java", imports() + "class Search {" + fixed + "}")).isEmpty();
+  }
+
+  private static List<String> checksWithClients(String name, String source) {
+    Map<String, String> sources = new java.util.LinkedHashMap<>(RealIntegrations.sources());
+    sources.put(name, source);
+    return PluginCompiler.quellFindings(sources).stream().map(PluginCompiler.Finding::check).toList();
+  }
+
+  private static String httpImports() {
+    return imports() + """
+        import dev.quell.http.ResilientHttpClient;
+        import java.net.http.HttpClient;
+        import java.net.http.HttpRequest;
+        import java.net.http.HttpResponse.BodyHandlers;
+        """;
+  }
+
   private static String imports() {
     return """
+        import dev.quell.Backoff;
         import dev.quell.Outcome;
         import dev.quell.Resilience;
         import dev.quell.RetryBudget;

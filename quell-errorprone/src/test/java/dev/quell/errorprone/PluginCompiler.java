@@ -31,8 +31,16 @@ final class PluginCompiler {
 
   private PluginCompiler() {}
 
+  /** What a compilation gave: the findings of Quell's checks, and the compiler's own errors. */
+  record Compiled(List<Finding> findings, List<String> errors) {}
+
   /** Compiles {@code sources} (file name to text) and returns the findings of Quell's checks. */
   static List<Finding> quellFindings(Map<String, String> sources) {
+    return compile(sources).findings();
+  }
+
+  /** Compiles {@code sources} (file name to text) with every Quell check on. */
+  static Compiled compile(Map<String, String> sources) {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     List<JavaFileObject> files = new ArrayList<>();
@@ -64,14 +72,17 @@ final class PluginCompiler {
         plugin.toString());
     javac.getTask(null, null, diagnostics, options, null, files).call();
     List<Finding> findings = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
       String message = d.getMessage(Locale.ROOT);
       Matcher m = CHECK.matcher(message);
       if (m.find() && m.group(1).startsWith("Quell")) {
         findings.add(new Finding(m.group(1), d.getLineNumber(), message));
+      } else if (d.getKind() == Diagnostic.Kind.ERROR) {
+        errors.add((d.getSource() == null ? "" : d.getSource().getName()) + ":" + d.getLineNumber() + " " + message);
       }
     }
-    return findings;
+    return new Compiled(findings, errors);
   }
 
   private static final class Source extends SimpleJavaFileObject {

@@ -31,13 +31,29 @@ class QuellAttemptTimeoutBeyondDeadlineTest {
   }
 
   @Test
+  void anAttemptTimeoutAsLongAsTheDeadlineIsReportedToo() {
+    helper.addSourceLines("Equal.java", """
+        import dev.quell.Resilience;
+        import java.time.Duration;
+        class Equal {
+          // BUG: Diagnostic contains: The attempt timeout (10000 ms, the preset's default) is as long as the deadline (10000 ms)
+          static final Resilience A = Resilience.DEFAULT.withDeadline(Duration.ofSeconds(10));
+          // BUG: Diagnostic contains: is as long as the deadline (2000 ms)
+          static final Resilience B = Resilience.HTTP.withAttemptTimeout(Duration.ofSeconds(2)).withDeadline(Duration.ofMillis(2000));
+          // a millisecond shorter leaves a millisecond: not provably useless
+          static final Resilience C = Resilience.DEFAULT.withDeadline(Duration.ofSeconds(2)).withAttemptTimeout(Duration.ofMillis(1999));
+        }
+        """).doTest();
+  }
+
+  @Test
   void timeoutsWithinTheDeadlineOrUnknownAreNotReported() {
     helper.addSourceLines("Fine.java", """
         import dev.quell.Resilience;
         import java.time.Duration;
         class Fine {
           static final Resilience A = Resilience.DEFAULT;
-          static final Resilience B = Resilience.DEFAULT.withDeadline(Duration.ofSeconds(10));
+          static final Resilience B = Resilience.DEFAULT.withDeadline(Duration.ofMillis(10_001));
           static final Resilience C = Resilience.DEFAULT.withDeadline(Duration.ofSeconds(2)).withoutAttemptTimeout();
           static final Resilience D = Resilience.DEFAULT.withAttemptTimeout(Duration.ofMinutes(1)).withoutDeadline();
           // the end of the chain is what counts: the deadline is set after the timeout

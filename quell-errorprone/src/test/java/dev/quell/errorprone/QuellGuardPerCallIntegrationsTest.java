@@ -1,5 +1,7 @@
 package dev.quell.errorprone;
 
+import static com.google.errorprone.BugCheckerRefactoringTestHelper.TestMode.TEXT_MATCH;
+
 import com.google.errorprone.BugCheckerRefactoringTestHelper;
 import com.google.errorprone.CompilationTestHelper;
 import org.junit.jupiter.api.Test;
@@ -287,11 +289,125 @@ class QuellGuardPerCallIntegrationsTest {
             import dev.quell.CircuitBreaker;
             import dev.quell.Resilience;
             class Inventory {
+              private static final Resilience INVENTORY = Resilience.NONE.withName("inventory").withBreaker(CircuitBreaker.Config.DEFAULT);
               String stock(String sku) throws Exception {
                 return INVENTORY.execute(() -> sku);
               }
-              private static final Resilience INVENTORY = Resilience.NONE.withName("inventory").withBreaker(CircuitBreaker.Config.DEFAULT);
             }
-            """).doTest();
+            """).doTest(TEXT_MATCH);
+  }
+
+  @Test
+  void aClientBuiltPerCallInTryWithResourcesIsReportedLikeWithout() {
+    helper().addSourceLines("Closing.java", """
+        import dev.quell.Resilience;
+        import dev.quell.http.ResilientHttpClient;
+        import java.net.URI;
+        import java.net.http.HttpClient;
+        import java.net.http.HttpRequest;
+        import java.net.http.HttpResponse.BodyHandlers;
+        class Closing {
+          static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+          static final HttpClient JDK = HttpClient.newHttpClient();
+          String declared(HttpRequest request) throws Exception {
+            // BUG: Diagnostic contains: its per-host budgets and breakers start fresh
+            try (ResilientHttpClient client = ResilientHttpClient.of(JDK, POLICY)) {
+              return client.send(request, BodyHandlers.ofString()).body();
+            }
+          }
+          String inferred(HttpRequest request) throws Exception {
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            try (var client = ResilientHttpClient.of(JDK)) {
+              return client.send(request, BodyHandlers.ofString()).body();
+            }
+          }
+          String java9(HttpRequest request) throws Exception {
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            ResilientHttpClient client = ResilientHttpClient.of(HttpClient.newHttpClient(), POLICY);
+            try (client) {
+              return client.send(request, BodyHandlers.ofString()).body();
+            }
+          }
+          ResilientHttpClient handedOn(java.util.function.Consumer<ResilientHttpClient> sink) {
+            try (ResilientHttpClient client = ResilientHttpClient.of(JDK, POLICY)) {
+              sink.accept(client); // someone else may keep it: not provably per call
+              return null;
+            }
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void fixKeepsTheClientAndDropsTheTryThatOnlyClosedIt() {
+    RealIntegrations.with(BugCheckerRefactoringTestHelper.newInstance(QuellGuardPerCall.class, getClass()))
+        .addInputLines("Closing.java", """
+            import dev.quell.Resilience;
+            import dev.quell.http.ResilientHttpClient;
+            import java.io.IOException;
+            import java.io.StringReader;
+            import java.net.http.HttpClient;
+            import java.net.http.HttpRequest;
+            import java.net.http.HttpResponse.BodyHandlers;
+            class Closing {
+              static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+              static final HttpClient JDK = HttpClient.newHttpClient();
+
+              String only(HttpRequest request) throws Exception {
+                try (ResilientHttpClient client = ResilientHttpClient.of(JDK, POLICY)) {
+                  return client.send(request, BodyHandlers.ofString()).body();
+                }
+              }
+
+              String withCatch(HttpRequest request) throws Exception {
+                try (ResilientHttpClient client = ResilientHttpClient.of(JDK, POLICY)) {
+                  return client.send(request, BodyHandlers.ofString()).body();
+                } catch (IOException e) {
+                  return "unavailable";
+                }
+              }
+
+              String withAnother(HttpRequest request) throws Exception {
+                try (StringReader reader = new StringReader("x"); ResilientHttpClient client = ResilientHttpClient.of(JDK)) {
+                  return client.send(request, BodyHandlers.ofString()).body() + reader.read();
+                }
+              }
+            }
+            """).addOutputLines("Closing.java", """
+            import dev.quell.Resilience;
+            import dev.quell.http.ResilientHttpClient;
+            import java.io.IOException;
+            import java.io.StringReader;
+            import java.net.http.HttpClient;
+            import java.net.http.HttpRequest;
+            import java.net.http.HttpResponse.BodyHandlers;
+            class Closing {
+              static final Resilience POLICY = Resilience.HTTP.withName("inventory");
+              static final HttpClient JDK = HttpClient.newHttpClient();
+
+              private static final ResilientHttpClient CLIENT = ResilientHttpClient.of(JDK, POLICY);
+              private static final ResilientHttpClient CLIENT_2 = ResilientHttpClient.of(JDK, POLICY);
+              private static final ResilientHttpClient CLIENT_3 = ResilientHttpClient.of(JDK);
+              String only(HttpRequest request) throws Exception {
+                {
+                  return CLIENT.send(request, BodyHandlers.ofString()).body();
+                }
+              }
+
+              String withCatch(HttpRequest request) throws Exception {
+                try {
+                  return CLIENT_2.send(request, BodyHandlers.ofString()).body();
+                } catch (IOException e) {
+                  return "unavailable";
+                }
+              }
+
+              String withAnother(HttpRequest request) throws Exception {
+                try (StringReader reader = new StringReader("x")) {
+                  return CLIENT_3.send(request, BodyHandlers.ofString()).body() + reader.read();
+                }
+              }
+            }
+            """).doTest(TEXT_MATCH);
   }
 }

@@ -1,5 +1,7 @@
 package dev.quell.errorprone;
 
+import static com.google.errorprone.BugCheckerRefactoringTestHelper.TestMode.TEXT_MATCH;
+
 import com.google.errorprone.BugCheckerRefactoringTestHelper;
 import com.google.errorprone.CompilationTestHelper;
 import org.junit.jupiter.api.Test;
@@ -182,12 +184,12 @@ class QuellGuardPerCallTest {
         import dev.quell.Resilience;
         import java.time.Duration;
         class Inventory {
+          private static final Resilience INVENTORY_POLICY = Resilience.DEFAULT.withName("inventory").withDeadline(Duration.ofSeconds(2));
           String stock(String sku) throws Exception {
             return INVENTORY_POLICY.execute(() -> sku);
           }
-          private static final Resilience INVENTORY_POLICY = Resilience.DEFAULT.withName("inventory").withDeadline(Duration.ofSeconds(2));
         }
-        """).doTest();
+        """).doTest(TEXT_MATCH);
   }
 
   @Test
@@ -202,12 +204,12 @@ class QuellGuardPerCallTest {
         """).addOutputLines("Inventory.java", """
         import dev.quell.Resilience;
         class Inventory {
+          private static final Resilience INVENTORY_API = Resilience.HTTP.withName("inventory-api");
           String stock(String sku) throws Exception {
             return INVENTORY_API.execute(() -> sku);
           }
-          private static final Resilience INVENTORY_API = Resilience.HTTP.withName("inventory-api");
         }
-        """).doTest();
+        """).doTest(TEXT_MATCH);
   }
 
   @Test
@@ -221,5 +223,67 @@ class QuellGuardPerCallTest {
           }
         }
         """).expectUnchanged().doTest();
+  }
+
+  @Test
+  void aPrivateHelperThatBuildsAGuardForEachCallerIsReportedAtItsReturn() {
+    helper.addSourceLines("Helpers.java", """
+        import dev.quell.Resilience;
+        import java.util.ArrayList;
+        import java.util.List;
+        class Helpers {
+          private Resilience perRequest() {
+            // BUG: Diagnostic contains: is built anew each time perRequest() is called
+            return Resilience.DEFAULT.withName("per-request");
+          }
+          String a() throws Exception {
+            return perRequest().execute(() -> "a");
+          }
+
+          // look-alikes: a helper whose result is kept, one others may call, one handed on as a method reference
+          private Resilience keptByTheConstructor() {
+            return Resilience.DEFAULT.withName("kept");
+          }
+          private final Resilience kept = keptByTheConstructor();
+          Resilience forOthers() {
+            return Resilience.DEFAULT.withName("others");
+          }
+          private Resilience referenced() {
+            return Resilience.DEFAULT.withName("referenced");
+          }
+          private final java.util.function.Supplier<Resilience> supplier = this::referenced;
+          private final List<Resilience> all = new ArrayList<>();
+          private Resilience stored() {
+            return Resilience.DEFAULT.withName("stored");
+          }
+          void store() {
+            all.add(stored());
+          }
+          String b() throws Exception {
+            return kept.execute(() -> "b") + forOthers().execute(() -> "b") + supplier.get().execute(() -> "b");
+          }
+        }
+        """).doTest();
+  }
+
+  @Test
+  void aPolicyChosenByAConditionalIsReportedForTheBranchBuiltThere() {
+    helper.addSourceLines("Choice.java", """
+        import dev.quell.Resilience;
+        class Choice {
+          static final Resilience SLOW = Resilience.HTTP.withName("slow");
+          String call(boolean fast) throws Exception {
+            // BUG: Diagnostic contains: QuellGuardPerCall
+            Resilience policy = fast ? Resilience.DEFAULT.withName("fast").withAttempts(2) : SLOW;
+            return policy.execute(() -> "x");
+          }
+          Resilience handedOn(boolean fast) {
+            return fast ? Resilience.DEFAULT.withName("fast").withAttempts(2) : SLOW;
+          }
+          String condition(boolean fast) throws Exception {
+            return (fast ? SLOW : SLOW.once()).execute(() -> "y");
+          }
+        }
+        """).doTest();
   }
 }

@@ -62,4 +62,28 @@ class QuellIgnoredOutcomeTest {
         }
         """).doTest();
   }
+
+  @Test
+  void anOutcomeWaitedForAndThenDroppedIsReported() {
+    helper.addSourceLines("Waited.java", """
+        import dev.quell.Outcome;
+        import dev.quell.Resilience;
+        import java.util.concurrent.CompletableFuture;
+        class Waited {
+          static final Resilience MAIL = Resilience.DEFAULT.withName("mail");
+          void send(String user) throws Exception {
+            // BUG: Diagnostic contains: The Outcome of runAsync(...).join() is ignored
+            MAIL.runAsync(attempt -> CompletableFuture.completedFuture(user)).join();
+            // BUG: Diagnostic contains: The Outcome of runAsync(...).get() is ignored
+            MAIL.runAsync(attempt -> CompletableFuture.completedFuture(user)).get();
+          }
+          boolean kept(String user) {
+            Outcome<String> sent = MAIL.runAsync(attempt -> CompletableFuture.completedFuture(user)).join();
+            CompletableFuture<Outcome<String>> later = MAIL.runAsync(attempt -> CompletableFuture.completedFuture(user));
+            return sent.isSuccess() && MAIL.runAsync(attempt -> CompletableFuture.completedFuture(user)).join().isSuccess()
+                && later != null;
+          }
+        }
+        """).doTest();
+  }
 }

@@ -46,12 +46,16 @@ class QuellInvalidConfigurationTest {
           static final Resilience L = Resilience.DEFAULT.with(s -> s.deadline(null));
           // BUG: Diagnostic contains: attemptTimeout was null: must be a positive duration; for none use withoutAttemptTimeout()
           static final Resilience M = Resilience.DEFAULT.withAttemptTimeout(null);
-          // BUG: Diagnostic contains: hedge was set: needs attempts of 2 or more: every hedge is an attempt
+          // BUG: Diagnostic contains: hedge was Hedge[after 10 ms, up to 1 hedge]: needs attempts of 2 or more: every hedge is an attempt
           static final Resilience N = Resilience.NONE.withHedge(dev.quell.Hedge.after(Duration.ofMillis(10)));
-          // BUG: Diagnostic contains: hedge was set: needs attempts of 2 or more
+          // BUG: Diagnostic contains: hedge was Hedge[at p95.0 (max extra load 0.05, floor 1 ms), up to 1 hedge]: needs attempts of 2 or more
           static final Resilience O = Resilience.DEFAULT.withHedge(dev.quell.Hedge.maxExtraLoad(0.05)).withAttempts(1);
-          // BUG: Diagnostic contains: hedge was set
+          // BUG: Diagnostic contains: hedge was Hedge[after 0 ms, up to 1 hedge]
           static final Resilience P = Resilience.DEFAULT.with(s -> s.attempts(1).hedge(dev.quell.Hedge.after(Duration.ZERO)));
+          static final dev.quell.Hedge HEDGE = dev.quell.Hedge.after(Duration.ofMillis(20)).withExecutor(Runnable::run);
+          // a hedge this check cannot build is named by its source
+          // BUG: Diagnostic contains: hedge was HEDGE: needs attempts of 2 or more
+          static final Resilience Q = Resilience.NONE.withHedge(HEDGE);
         }
         """).doTest();
   }

@@ -77,4 +77,45 @@ class QuellNestedRetryTest {
         }
         """).doTest();
   }
+
+  @Test
+  void aRequestThroughQuellsOwnClientsInsideARetryingAttemptIsReported() {
+    RealIntegrations.with(CompilationTestHelper.newInstance(QuellNestedRetry.class, getClass()))
+        .addSourceLines("Catalog.java", """
+        import dev.quell.Resilience;
+        import dev.quell.http.ResilientHttpClient;
+        import dev.quell.okhttp.QuellOkHttp;
+        import java.net.http.HttpClient;
+        import java.net.http.HttpRequest;
+        import java.net.http.HttpResponse.BodyHandlers;
+        import okhttp3.OkHttpClient;
+        import okhttp3.Request;
+        class Catalog {
+          static final Resilience SYNC = Resilience.DEFAULT.withName("sync");
+          static final ResilientHttpClient CATALOG = ResilientHttpClient.of(HttpClient.newHttpClient());
+          static final ResilientHttpClient ONCE = ResilientHttpClient.of(HttpClient.newHttpClient(), Resilience.HTTP.withAttempts(1));
+          static final OkHttpClient OK = new OkHttpClient.Builder().addInterceptor(QuellOkHttp.interceptor(Resilience.HTTP.withAttempts(2))).build();
+          static final OkHttpClient PLAIN = new OkHttpClient();
+          String sync(HttpRequest request) throws Exception {
+            // BUG: Diagnostic contains: This request goes through CATALOG, one of Quell's clients, which retries it: up to 3 attempts inside each attempt of the call on line 17, which makes up to 3: together up to 3 × 3 = 9 attempts
+            return SYNC.execute(() -> CATALOG.send(request, BodyHandlers.ofString()).body());
+          }
+          String tenant(HttpRequest request) throws Exception {
+            // BUG: Diagnostic contains: QuellNestedRetry
+            return SYNC.execute(() -> CATALOG.withMaxKeys(10).send(request, BodyHandlers.ofString()).body());
+          }
+          int okhttp(Request request) throws Exception {
+            // BUG: Diagnostic contains: 3 × 2 = 6 attempts
+            return SYNC.execute(() -> OK.newCall(request).execute().code());
+          }
+          String fine(HttpRequest request, Request okRequest) throws Exception {
+            String a = SYNC.once().execute(() -> CATALOG.send(request, BodyHandlers.ofString()).body());
+            String b = SYNC.execute(() -> ONCE.send(request, BodyHandlers.ofString()).body());
+            int c = SYNC.execute(() -> PLAIN.newCall(okRequest).execute().code());
+            String d = CATALOG.send(request, BodyHandlers.ofString()).body();
+            return a + b + c + d;
+          }
+        }
+        """).doTest();
+  }
 }

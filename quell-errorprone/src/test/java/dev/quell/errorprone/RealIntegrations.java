@@ -1,5 +1,6 @@
 package dev.quell.errorprone;
 
+import com.google.errorprone.BugCheckerRefactoringTestHelper;
 import com.google.errorprone.CompilationTestHelper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,6 +31,16 @@ final class RealIntegrations {
   static CompilationTestHelper with(CompilationTestHelper helper) {
     SOURCES.forEach(helper::addSourceLines);
     return helper;
+  }
+
+  /** {@code helper} with every main source of the integrations as an input the fix must leave unchanged. */
+  @SuppressWarnings("MissingTestCall") // the caller adds its own input and runs the test
+  static BugCheckerRefactoringTestHelper with(BugCheckerRefactoringTestHelper helper) {
+    BugCheckerRefactoringTestHelper h = helper;
+    for (Map.Entry<String, String> source : SOURCES.entrySet()) {
+      h = h.addInputLines(source.getKey(), source.getValue()).expectUnchanged();
+    }
+    return h;
   }
 
   /** The sources, by path under their source root. */

@@ -27,6 +27,11 @@ public final class Registration {
 
   private Registration() {}
 
+  /** The checks that suggest fixes, by name: those patch mode can apply. */
+  static List<String> fixable() {
+    return List.of("QuellGuardPerCall", "QuellDiscardedConfiguration");
+  }
+
   /** Every check compiled from this module's sources: the BugChecker classes with a {@code @BugPattern}. */
   static List<Class<?>> checks() throws IOException {
     Path classes = Path.of("target/classes");

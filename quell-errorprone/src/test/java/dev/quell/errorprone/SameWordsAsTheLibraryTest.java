@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 class SameWordsAsTheLibraryTest {
   private record Case(String source, Callable<?> build) {}
 
+  @SuppressWarnings("NullAway") // a null the library must refuse is the point of several cases
   private static final List<Case> CASES = List.of(
       new Case("CircuitBreaker.Config.DEFAULT.withFailureRate(50)", () -> CircuitBreaker.Config.DEFAULT.withFailureRate(50)),
       new Case("CircuitBreaker.Config.DEFAULT.withMinimumCalls(0)", () -> CircuitBreaker.Config.DEFAULT.withMinimumCalls(0)),
@@ -76,7 +77,11 @@ class SameWordsAsTheLibraryTest {
       new Case("MeasuredTiming.multipleOfP95(3).withMinSamples(0)", () -> MeasuredTiming.multipleOfP95(3).withMinSamples(0)),
       new Case("RetryBudget.concurrent(0, 2_000_000)", () -> RetryBudget.concurrent(0, 2_000_000)),
       new Case("Resilience.DEFAULT.with(s -> s.deadline(null))", () -> Resilience.DEFAULT.with(s -> s.deadline(null))),
-      new Case("Resilience.DEFAULT.withAttemptTimeout(null)", () -> Resilience.DEFAULT.withAttemptTimeout(null)));
+      new Case("Resilience.DEFAULT.withAttemptTimeout(null)", () -> Resilience.DEFAULT.withAttemptTimeout(null)),
+      new Case("Resilience.NONE.withHedge(Hedge.after(Duration.ofMillis(20)))",
+          () -> Resilience.NONE.withHedge(Hedge.after(Duration.ofMillis(20)))),
+      new Case("Resilience.DEFAULT.withHedge(Hedge.maxExtraLoad(0.05).withMaxHedges(2).withRetries(true)).withAttempts(1)",
+          () -> Resilience.DEFAULT.withHedge(Hedge.maxExtraLoad(0.05).withMaxHedges(2).withRetries(true)).withAttempts(1)));
 
   @Test
   void everyDiagnosticCarriesEveryProblemTheLibraryNames() {
