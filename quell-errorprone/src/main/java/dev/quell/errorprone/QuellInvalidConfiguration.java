@@ -51,6 +51,10 @@ public final class QuellInvalidConfiguration extends BugChecker implements Metho
   }
 
   private static List<String> problems(MethodInvocationTree tree, VisitorState state) {
+    List<String> built = ValueModels.breakerBuilt(tree, state);
+    if (!built.isEmpty()) {
+      return built; // a breaker built from a config whose settings do not fit together
+    }
     if (PolicyModel.isStep(tree)) {
       ExpressionTree receiver = ASTHelpers.getReceiver(tree);
       PolicyModel.Policy before = receiver == null ? PolicyModel.Policy.unknown() : PolicyModel.evaluate(receiver, state);

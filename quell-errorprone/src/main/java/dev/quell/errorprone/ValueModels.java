@@ -495,12 +495,6 @@ final class ValueModels {
       if (maxBreakDuration.known && !maxOk) {
         problems.add("breaker maxBreakDuration was " + shown(maxBreakDuration.value) + ": must be a positive duration");
       }
-      Duration first = breakDuration.value;
-      Duration most = maxBreakDuration.value;
-      if (breakOk && maxOk && first != null && most != null && most.compareTo(first) < 0) {
-        problems.add("breaker maxBreakDuration was " + shown(most) + ": must be at least breakDuration ("
-            + shown(first) + ")");
-      }
       if (ramp.known && (ramp.value == null || ramp.value.isNegative())) {
         problems.add("breaker ramp was " + shown(ramp.value) + ": must be zero (no ramp) or positive");
       }
@@ -511,9 +505,56 @@ final class ValueModels {
       return d != null && !d.isNegative() && !d.isZero();
     }
 
+    /**
+     * What building a breaker from this config reports beyond {@link #problems()}: how the settings
+     * fit together, which the library checks only then, so that {@code with…} methods can come in
+     * any order.
+     */
+    List<String> wholeProblems() {
+      List<String> problems = new ArrayList<>();
+      Duration first = breakDuration.value;
+      Duration most = maxBreakDuration.value;
+      if (breakDuration.known && maxBreakDuration.known && positive(first) && positive(most)
+          && first != null && most != null && most.compareTo(first) < 0) {
+        problems.add("breaker maxBreakDuration was " + shown(most) + ": must be at least breakDuration ("
+            + shown(first) + ")");
+      }
+      return problems;
+    }
+
     private static String shown(@Nullable Duration d) {
       return d == null ? "null" : Values.render(d);
     }
+  }
+
+  /**
+   * Where a breaker is built from a config ({@code CircuitBreaker.of(name, config…)},
+   * {@code withBreaker(config)}, {@code breaker(config)}): how its settings fit together.
+   */
+  static List<String> breakerBuilt(MethodInvocationTree call, VisitorState state) {
+    MethodSymbol method = ASTHelpers.getSymbol(call);
+    if (method == null) {
+      return List.of();
+    }
+    String owner = method.owner.getQualifiedName().toString();
+    if (!owner.equals(QuellTypes.CIRCUIT_BREAKER) && !owner.equals(QuellTypes.RESILIENCE)
+        && !owner.equals(QuellTypes.SETTINGS)) {
+      return List.of();
+    }
+    String name = method.getSimpleName().toString();
+    ExpressionTree config = null;
+    for (int i = 0; i < call.getArguments().size(); i++) {
+      if (ASTHelpers.isSameType(ASTHelpers.getType(call.getArguments().get(i)),
+          state.getTypeFromString(QuellTypes.BREAKER_CONFIG), state)) {
+        config = call.getArguments().get(i);
+      }
+    }
+    boolean builds = name.equals("of") || name.equals("withBreaker") || name.equals("breaker");
+    if (!builds || config == null) {
+      return List.of();
+    }
+    Breaker b = breaker(config, state, 0);
+    return b == null ? List.of() : b.wholeProblems();
   }
 
   /** The breaker configuration an expression evaluates to; null when building it throws at some step. */

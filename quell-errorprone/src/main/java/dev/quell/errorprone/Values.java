@@ -270,9 +270,7 @@ final class Values {
    * finer than a millisecond or too long to count in nanoseconds in ISO form.
    */
   static String render(Duration d) {
-    boolean wholeMillis = !d.isNegative() && d.getSeconds() < Long.MAX_VALUE / 1_000_000_000L
-        && d.getNano() % 1_000_000 == 0;
-    return wholeMillis ? d.toMillis() + " ms" : d.toString();
+    return dev.quell.internal.Problems.duration(d); // the library's own words, from the library
   }
 
   /** A number as Quell's own messages write it (Java's {@code String.valueOf}). */

@@ -89,19 +89,26 @@ class QuellInvalidConfigurationTest {
           static final CircuitBreaker.Config J = BASE.withProbeSuccesses(0);
           // BUG: Diagnostic contains: breaker breakDuration was PT-1S: must be a positive duration
           static final CircuitBreaker.Config K = BASE.withBreakDuration(Duration.ofSeconds(-1));
-          // BUG: Diagnostic contains: breaker maxBreakDuration was 1000 ms: must be at least breakDuration (5000 ms)
+          // how settings fit together is checked where a breaker is built, so they can come in any order
           static final CircuitBreaker.Config L = BASE.withMaxBreakDuration(Duration.ofSeconds(1));
-          // BUG: Diagnostic contains: breaker maxBreakDuration was 60000 ms: must be at least breakDuration (600000 ms)
           static final CircuitBreaker.Config M = BASE.withMaxBreakDuration(Duration.ofMinutes(1)).withBreakDuration(Duration.ofMinutes(10));
+          static final CircuitBreaker.Config LONGER = BASE.withBreakDuration(Duration.ofMinutes(10))
+              .withMaxBreakDuration(Duration.ofMinutes(30));
+          static final CircuitBreaker FINE = CircuitBreaker.of("fine", LONGER);
+          // BUG: Diagnostic contains: breaker maxBreakDuration was 1000 ms: must be at least breakDuration (5000 ms)
+          static final CircuitBreaker BL = CircuitBreaker.of("l", L);
+          // BUG: Diagnostic contains: breaker maxBreakDuration was 60000 ms: must be at least breakDuration (600000 ms)
+          static final dev.quell.Resilience BM = dev.quell.Resilience.DEFAULT.withBreaker(M);
           // BUG: Diagnostic contains: breaker ramp was PT-0.001S: must be zero (no ramp) or positive
           static final CircuitBreaker.Config N = BASE.withRamp(Duration.ofMillis(-1));
           // BUG: Diagnostic contains: breaker probes was 0
           static final CircuitBreaker.Config O = BASE.with(s -> s.minimumCalls(5).probes(0));
-          // BUG: Diagnostic contains: breaker maxBreakDuration was 1000 ms: must be at least breakDuration (2000 ms)
           static final CircuitBreaker.Config P = BASE.with(s -> {
             s.breakDuration(Duration.ofSeconds(2));
             s.maxBreakDuration(Duration.ofSeconds(1));
           });
+          // BUG: Diagnostic contains: breaker maxBreakDuration was 1000 ms: must be at least breakDuration (2000 ms)
+          static final CircuitBreaker BP = CircuitBreaker.of("p", P, dev.quell.TimeSource.system());
         }
         """).doTest();
   }
@@ -220,7 +227,7 @@ class QuellInvalidConfigurationTest {
         import dev.quell.Backoff;
         import java.time.Duration;
         class HugeBase {
-          // BUG: Diagnostic contains: must not be less than transientBase (PT2562047788015215H30M7S)
+          // BUG: Diagnostic contains: must not be less than transientBase (forever)
           static final Backoff B = Backoff.exponential(Duration.ofSeconds(Long.MAX_VALUE));
         }
         """).doTest();
