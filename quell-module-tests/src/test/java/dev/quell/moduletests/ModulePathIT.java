@@ -68,9 +68,11 @@ class ModulePathIT {
     SIM("quell-sim", "app.sim", "quell-sim on the module path: \\d+ calls simulated"),
     // quell-cli is an automatic module, so it cannot say it requires SnakeYAML (org.yaml.snakeyaml) or
     // JFreeSVG (org.jfree.svg), which are explicit modules: nothing resolves them unless the launcher adds
-    // them (without it: NoClassDefFoundError: org/yaml/snakeyaml/error/MarkedYAMLException). picocli the
-    // application requires itself, to call Quell.commandLine()
-    CLI("quell-cli", "app.cli", "quell-cli on the module path: --version exit 0, simulate exit 0",
+    // them (without them: NoClassDefFoundError: org/yaml/snakeyaml/error/MarkedYAMLException, and
+    // org/jfree/svg/SVGGraphics2D for --html). picocli the application requires itself, to call
+    // Quell.commandLine(); java.desktop, for JFreeChart, comes in through org.jfree.svg's requires
+    CLI("quell-cli", "app.cli",
+        "quell-cli on the module path: --version exit 0, simulate exit 0, chart and report written",
         "dev.quell", "org.yaml.snakeyaml", "org.jfree.svg"),
     MICROMETER("quell-micrometer", "app.micrometer",
         "quell-micrometer on the module path: quell.calls 1.0, quell.budget.utilization 0.0"),
