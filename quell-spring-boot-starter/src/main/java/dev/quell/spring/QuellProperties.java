@@ -949,6 +949,12 @@ public class QuellProperties {
     private Duration grace = Duration.ofSeconds(5);
 
     /**
+     * After the grace, how long the requests still in flight get to write their answers (the calls the grace
+     * ended answer 503 DRAINING) before the web server stops.
+     */
+    private Duration answerTime = Duration.ofSeconds(2);
+
+    /**
      * Also drain when the context closes while the JVM goes on (the actuator's shutdown endpoint). Draining
      * is process-wide and cannot be undone, so by default only a JVM that is shutting down drains.
      */
@@ -968,6 +974,14 @@ public class QuellProperties {
 
     public void setGrace(Duration grace) {
       this.grace = grace;
+    }
+
+    public Duration getAnswerTime() {
+      return answerTime;
+    }
+
+    public void setAnswerTime(Duration answerTime) {
+      this.answerTime = answerTime;
     }
 
     public boolean isOnContextClose() {

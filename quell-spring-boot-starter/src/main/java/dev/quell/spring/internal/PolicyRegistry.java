@@ -137,6 +137,9 @@ public final class PolicyRegistry {
     if (properties.getDraining().getGrace().isNegative()) {
       problems.add("quell.draining.grace", properties.getDraining().getGrace(), "must be zero or positive");
     }
+    if (properties.getDraining().getAnswerTime().isNegative()) {
+      problems.add("quell.draining.answer-time", properties.getDraining().getAnswerTime(), "must be zero or positive");
+    }
     problems.throwIfAny();
     session.commit();
     implicit.keySet().retainAll(rebuiltImplicit.keySet());
