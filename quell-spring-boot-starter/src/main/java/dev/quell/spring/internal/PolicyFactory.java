@@ -497,7 +497,7 @@ final class PolicyFactory {
           put(paths, "rate limiter burst / perSecond", burst != null ? burst : perSecond);
           put(paths, "rate limiter maxWait", rateWait);
           Limiter rate = problems.core(() -> pins.get(limiterOwner, "rate", List.of(perSecond.value(), b, w),
-              () -> Limiter.rate(perSecond.value(), b, w)), paths, group("rate-limit"));
+              () -> Named.limiter(limiterOwner + ".rate-limit", Limiter.rate(perSecond.value(), b, w))), paths, group("rate-limit"));
           if (rate != null) {
             limiters.add(rate);
           }
@@ -515,7 +515,8 @@ final class PolicyFactory {
           put(paths, "concurrency limit n", limit);
           put(paths, "concurrency limit maxWait", concurrencyWait);
           Limiter bulkhead = problems.core(() -> pins.get(limiterOwner, "concurrency", List.of(limit.value(), w),
-              () -> Limiter.concurrency(limit.value(), w)), paths, group("concurrency-limit"));
+              () -> Named.limiter(limiterOwner + ".concurrency-limit", Limiter.concurrency(limit.value(), w))), paths,
+              group("concurrency-limit"));
           if (bulkhead != null) {
             limiters.add(bulkhead);
           }
@@ -561,7 +562,7 @@ final class PolicyFactory {
       put(paths, "adaptive minLimit", min);
       put(paths, "adaptive maxLimit", max);
       Limiter.AdaptiveConfig done = c[0];
-      return problems.core(() -> pins.get(liveName, "adaptive", done, () -> Limiter.adaptive(done)), paths, group);
+      return problems.core(() -> pins.get(liveName, "adaptive", done, () -> Named.limiter(liveName, Limiter.adaptive(done))), paths, group);
     }
 
     private <V> boolean apply(Limiter.AdaptiveConfig[] config, @Nullable Leaf<V> leaf,
@@ -741,7 +742,7 @@ final class PolicyFactory {
    * Builds a budget of the kind {@code kindLeaf} names, or else the kind its parameters imply.
    *
    * @param owner the pins owner
-   * @param name the budget's name where the kind lets it be chosen (a shared token bucket)
+   * @param name the budget's name: the policy's (policy:host for a per-host copy), or the shared budget's
    * @param prefix the property prefix of the parameters, ending in a dot
    * @param isShared whether this is a budget declared under quell.budgets
    */
@@ -798,14 +799,14 @@ final class PolicyFactory {
         if (isShared) {
           return problems.core(() -> RetryBudget.shared(name, f, m), paths, group);
         }
-        return problems.core(() -> pins.get(owner, "budget", List.of("token-bucket", f, m), () -> RetryBudget.of(f, m)), paths, group);
+        return problems.core(() -> pins.get(owner, "budget", List.of("token-bucket", f, m), () -> Named.tokenBucket(name, f, m)), paths, group);
       }
       case FEEDBACK: {
         int t = maxTokens != null ? maxTokens.value() : 100;
         double r = tokenRatio != null ? tokenRatio.value() : 0.1;
         put(paths, "feedback maxTokens", maxTokens);
         put(paths, "feedback tokenRatio", tokenRatio);
-        return problems.core(() -> pins.get(owner, "budget", List.of("feedback", t, r), () -> RetryBudget.feedback(t, r)), paths, group);
+        return problems.core(() -> pins.get(owner, "budget", List.of("feedback", t, r), () -> Named.feedback(name, t, r)), paths, group);
       }
       case REPLENISHING: {
         if (maxTokens == null || period == null) {
@@ -815,14 +816,14 @@ final class PolicyFactory {
         put(paths, "replenishing maxTokens", maxTokens);
         put(paths, "replenishing period", period);
         return problems.core(() -> pins.get(owner, "budget", List.of("replenishing", maxTokens.value(), period.value()),
-            () -> RetryBudget.replenishing(maxTokens.value(), period.value())), paths, group);
+            () -> Named.replenishing(name, maxTokens.value(), period.value())), paths, group);
       }
       case CONCURRENT: {
         double p = percent != null ? percent.value() : 0.2;
         int m = minimum != null ? minimum.value() : 3;
         put(paths, "concurrent budget percent", percent);
         put(paths, "concurrent budget minimum", minimum);
-        return problems.core(() -> pins.get(owner, "budget", List.of("concurrent", p, m), () -> RetryBudget.concurrent(p, m)), paths, group);
+        return problems.core(() -> pins.get(owner, "budget", List.of("concurrent", p, m), () -> Named.concurrent(name, p, m)), paths, group);
       }
       default:
         throw new IllegalStateException("unreachable: " + kind);

@@ -162,8 +162,8 @@ public final class PolicyRegistry {
 
   private void announce(State s) {
     s.shared().values().forEach(telemetry::shared);
-    s.configured().values().forEach(telemetry::built);
-    implicit.values().forEach(telemetry::built);
+    s.configured().forEach((name, p) -> telemetry.built(p, name));
+    implicit.forEach((name, p) -> telemetry.built(p, name));
   }
 
   // ------------------------------------------------------------------------------------------------ reading
@@ -195,7 +195,7 @@ public final class PolicyRegistry {
     problems.throwIfAny();
     session.commit();
     implicit.put(name, Objects.requireNonNull(p));
-    telemetry.built(p);
+    telemetry.built(p, name);
     return p;
   }
 
@@ -302,7 +302,7 @@ public final class PolicyRegistry {
         problems.throwIfAny();
         session.commit();
         Resilience wrapped = Objects.requireNonNull(p).withClassifier(ResponseClassifier.wrap(p.classifier(), access));
-        telemetry.built(wrapped);
+        telemetry.built(wrapped, policy);
         return wrapped;
       }
     }

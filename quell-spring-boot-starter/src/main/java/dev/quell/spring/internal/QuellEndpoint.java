@@ -5,6 +5,7 @@ import dev.quell.Draining;
 import dev.quell.Limiter;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
+import dev.quell.internal.TelemetryNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -97,7 +98,8 @@ public final class QuellEndpoint {
     return out;
   }
 
-  static String kind(RetryBudget budget) {
+  /** The kind of {@code budget}, as the endpoint and the properties call it. */
+  public static String kind(RetryBudget budget) {
     switch (budget.getClass().getSimpleName()) {
       case "TokenBucket":
         return "token-bucket";
@@ -131,8 +133,7 @@ public final class QuellEndpoint {
   private static Map<String, Object> limiter(Limiter limiter) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("name", limiter.name());
-    String name = limiter.name();
-    out.put("kind", name.contains("-") ? name.substring(0, name.lastIndexOf('-')) : name);
+    out.put("kind", TelemetryNames.limiterKind(limiter));
     out.put("limit", limiter.limit());
     out.put("inFlight", limiter.inFlight());
     out.put("available", limiter.available());

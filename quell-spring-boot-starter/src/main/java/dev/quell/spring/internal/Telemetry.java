@@ -15,8 +15,12 @@ public interface Telemetry {
     return List.of();
   }
 
-  /** A policy was built (at startup, on a refresh, or for a new host): show its budget now. */
-  default void built(Resilience policy) {}
+  /**
+   * A policy was built (at startup, on a refresh, or for a new host): show its budget, breaker and limiters
+   * now, as belonging to {@code configuredName} (the name under quell.policies; a per-host copy is called
+   * {@code configuredName:host} and shares the rate and concurrency limits of {@code configuredName}).
+   */
+  default void built(Resilience policy, String configuredName) {}
 
   /** A shared budget is in use. */
   default void shared(RetryBudget budget) {}
