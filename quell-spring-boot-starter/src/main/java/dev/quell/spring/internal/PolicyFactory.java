@@ -474,7 +474,9 @@ final class PolicyFactory {
       if (config == null) {
         return new Object[] {true, null};
       }
-      return new Object[] {true, pins.get(liveName, "breaker", config, () -> CircuitBreaker.of(liveName, config))};
+      // a breaker that is open, half-open or isolated stays, with its settings, until it has closed
+      return new Object[] {true, pins.get(liveName, "breaker", config, previous -> CircuitBreaker.of(liveName, config),
+          Carry::inTheMiddleOfAnOutage)};
     }
 
     // limiters ----------------------------------------------------------------------------------------
@@ -562,7 +564,9 @@ final class PolicyFactory {
       put(paths, "adaptive minLimit", min);
       put(paths, "adaptive maxLimit", max);
       Limiter.AdaptiveConfig done = c[0];
-      return problems.core(() -> pins.get(liveName, "adaptive", done, () -> Named.limiter(liveName, Limiter.adaptive(done))), paths, group);
+      return problems.core(() -> pins.get(liveName, "adaptive", done,
+          (Limiter previous) -> Named.limiter(liveName, Limiter.adaptive(previous == null ? done : Carry.startingAt(previous, done))),
+          previous -> false), paths, group);
     }
 
     private <V> boolean apply(Limiter.AdaptiveConfig[] config, @Nullable Leaf<V> leaf,
@@ -790,7 +794,7 @@ final class PolicyFactory {
         return RetryBudget.NONE;
       case AUTOMATIC:
         // the very bucket the core would give a policy of this name: its gauges carry the policy's name
-        return pins.get(owner, "budget", "automatic", () -> Resilience.DEFAULT.withName(owner).budget());
+        return budgetPin(owner, "automatic", () -> Resilience.DEFAULT.withName(owner).budget());
       case TOKEN_BUCKET: {
         double f = fraction != null ? fraction.value() : RetryBudget.DEFAULT_FRACTION;
         double m = floor != null ? floor.value() : RetryBudget.DEFAULT_MINIMUM_PER_SECOND;
@@ -799,14 +803,14 @@ final class PolicyFactory {
         if (isShared) {
           return problems.core(() -> RetryBudget.shared(name, f, m), paths, group);
         }
-        return problems.core(() -> pins.get(owner, "budget", List.of("token-bucket", f, m), () -> Named.tokenBucket(name, f, m)), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("token-bucket", f, m), () -> Named.tokenBucket(name, f, m)), paths, group);
       }
       case FEEDBACK: {
         int t = maxTokens != null ? maxTokens.value() : 100;
         double r = tokenRatio != null ? tokenRatio.value() : 0.1;
         put(paths, "feedback maxTokens", maxTokens);
         put(paths, "feedback tokenRatio", tokenRatio);
-        return problems.core(() -> pins.get(owner, "budget", List.of("feedback", t, r), () -> Named.feedback(name, t, r)), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("feedback", t, r), () -> Named.feedback(name, t, r)), paths, group);
       }
       case REPLENISHING: {
         if (maxTokens == null || period == null) {
@@ -815,7 +819,7 @@ final class PolicyFactory {
         }
         put(paths, "replenishing maxTokens", maxTokens);
         put(paths, "replenishing period", period);
-        return problems.core(() -> pins.get(owner, "budget", List.of("replenishing", maxTokens.value(), period.value()),
+        return problems.core(() -> budgetPin(owner, List.of("replenishing", maxTokens.value(), period.value()),
             () -> Named.replenishing(name, maxTokens.value(), period.value())), paths, group);
       }
       case CONCURRENT: {
@@ -823,11 +827,22 @@ final class PolicyFactory {
         int m = minimum != null ? minimum.value() : 3;
         put(paths, "concurrent budget percent", percent);
         put(paths, "concurrent budget minimum", minimum);
-        return problems.core(() -> pins.get(owner, "budget", List.of("concurrent", p, m), () -> Named.concurrent(name, p, m)), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("concurrent", p, m), () -> Named.concurrent(name, p, m)), paths, group);
       }
       default:
         throw new IllegalStateException("unreachable: " + kind);
     }
+  }
+
+  /** A policy's own budget: a new one (settings changed) takes over the spent share of the one it replaces. */
+  private RetryBudget budgetPin(String owner, Object spec, java.util.function.Supplier<RetryBudget> make) {
+    return pins.get(owner, "budget", spec, (RetryBudget previous) -> {
+      RetryBudget made = make.get();
+      if (previous != null) {
+        Carry.spentShare(previous, made);
+      }
+      return made;
+    }, previous -> false);
   }
 
   static String kebab(Enum<?> value) {

@@ -1,7 +1,9 @@
 package dev.quell.spring.internal;
 
+import dev.quell.CircuitBreaker;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
+import dev.quell.TimeSource;
 import dev.quell.http.internal.ResponseClassifier;
 import dev.quell.spring.QuellProperties;
 import dev.quell.spring.QuellProperties.Preset;
@@ -52,6 +54,10 @@ public final class PolicyRegistry {
   private final Map<String, Resilience> implicit = new ConcurrentHashMap<>();
   private final Map<String, HostScope> hosts = new ConcurrentHashMap<>();
   private volatile State state;
+  /** Deferred breakers that closed, by identity, with when they were first seen closed (under this object's lock). */
+  private final Map<Object, Long> closedSince = new IdentityHashMap<>();
+  private volatile long settleNotBefore = TimeSource.system().nanoTime();
+  private volatile int closedSeen;
 
   /**
    * Builds every configured policy from {@code environment}.
@@ -166,6 +172,66 @@ public final class PolicyRegistry {
     implicit.forEach((name, p) -> telemetry.built(p, name));
   }
 
+  // ---------------------------------------------------------------------------------------- deferred changes
+
+  /**
+   * A breaker that was open, half-open or isolated when its settings changed is kept until it has closed
+   * and ramped traffic back (its old {@code ramp}); then the policies are rebuilt from the properties in
+   * force, and it is replaced by one with the new settings. Asked on every lookup: while nothing is
+   * deferred that is one volatile read; while a deferred breaker is still open, one volatile read each.
+   */
+  private void settleDeferred() {
+    if (!pins.hasDeferred()) {
+      return;
+    }
+    int closed = 0;
+    for (Object live : pins.deferred()) {
+      if (live instanceof CircuitBreaker b && b.state() == CircuitBreaker.State.CLOSED) {
+        closed++;
+      }
+    }
+    // the lock only when one has closed since the last look, or the earliest ramp seen then is over
+    if (closed > 0 && (closed != closedSeen || TimeSource.system().nanoTime() - settleNotBefore >= 0)) {
+      settleDeferredLocked();
+    }
+  }
+
+  private synchronized void settleDeferredLocked() {
+    long now = TimeSource.system().nanoTime();
+    List<Object> deferred = pins.deferred();
+    closedSince.keySet().removeIf(b -> deferred.stream().noneMatch(d -> d == b));
+    boolean ready = false;
+    long notBefore = Long.MAX_VALUE;
+    for (Object live : deferred) {
+      if (live instanceof CircuitBreaker b) {
+        if (b.state() != CircuitBreaker.State.CLOSED) {
+          closedSince.remove(b);
+          continue;
+        }
+        long readyAt = closedSince.computeIfAbsent(b, k -> now) + saturatedNanos(b.config().ramp());
+        if (now - readyAt >= 0) {
+          ready = true;
+          pins.release(b);
+          closedSince.remove(b);
+        } else if (notBefore == Long.MAX_VALUE || readyAt - notBefore < 0) {
+          notBefore = readyAt;
+        }
+      }
+    }
+    settleNotBefore = ready || notBefore == Long.MAX_VALUE ? now : notBefore;
+    closedSeen = closedSince.size();
+    if (ready) {
+      State next = build(state.properties(), List.of(), state.generation() + 1);
+      state = next;
+      announce(next);
+      LOG.info("quell.breaker.settings-applied: a breaker kept open across a refresh has closed; its new settings apply now");
+    }
+  }
+
+  private static long saturatedNanos(java.time.Duration d) {
+    return d.compareTo(java.time.Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
+  }
+
   // ------------------------------------------------------------------------------------------------ reading
 
   /**
@@ -173,6 +239,7 @@ public final class PolicyRegistry {
    * use and rebuilt with the others).
    */
   public Resilience policy(String name) {
+    settleDeferred();
     Resilience p = state.configured().get(name);
     if (p != null) {
       return p;
@@ -235,6 +302,7 @@ public final class PolicyRegistry {
    * reload with the same live objects.
    */
   public Resilience hostPolicy(String policy, String host, ResponseClassifier.Access access) {
+    settleDeferred();
     HostScope scope = hosts.computeIfAbsent(policy, HostScope::new);
     return scope.get(host, access, state);
   }
