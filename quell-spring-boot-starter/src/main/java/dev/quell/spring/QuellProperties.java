@@ -51,6 +51,9 @@ public class QuellProperties {
   /** The health indicator (turn it on with management.health.quell.enabled=true). */
   private final Health health = new Health();
 
+  /** The recent events the quellevents actuator endpoint shows. */
+  private final Events events = new Events();
+
   public Policy getDefaults() {
     return defaults;
   }
@@ -85,6 +88,10 @@ public class QuellProperties {
 
   public Health getHealth() {
     return health;
+  }
+
+  public Events getEvents() {
+    return events;
   }
 
   /** The preset a policy starts from. */
@@ -1104,6 +1111,23 @@ public class QuellProperties {
 
     public void setOrder(int order) {
       this.order = order;
+    }
+  }
+
+  /** The recent events kept for the quellevents actuator endpoint. */
+  public static class Events {
+    /**
+     * Events kept per policy (and per host copy): how calls ended, retries, breaker transitions, hedges,
+     * fallbacks; 0 keeps none. Read when the application starts.
+     */
+    private int size = 100;
+
+    public int getSize() {
+      return size;
+    }
+
+    public void setSize(int size) {
+      this.size = size;
     }
   }
 

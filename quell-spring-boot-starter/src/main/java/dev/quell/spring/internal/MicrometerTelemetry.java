@@ -1,11 +1,13 @@
 package dev.quell.spring.internal;
 
 import dev.quell.Limiter;
+import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
 import dev.quell.micrometer.QuellMicrometer;
 import dev.quell.micrometer.internal.RegistryBinding;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
@@ -34,6 +36,14 @@ public final class MicrometerTelemetry implements Telemetry {
       }
     }
     QuellMicrometer.bind(policy, registry); // budget, breaker, limiters and timing before the first call
+  }
+
+  @Override
+  public void fallback(String policy, Outcome<?> outcome, boolean succeeded) {
+    Counter.builder("quell.fallbacks")
+        .description("Calls of @Resilient methods answered by their fallback, by why the call failed and how the fallback did")
+        .tags("quell.policy", policy, "quell.outcome", outcome.stopReason().name(), "result", succeeded ? "succeeded" : "failed")
+        .register(registry).increment();
   }
 
   @Override

@@ -97,7 +97,8 @@ public final class PolicyRegistry {
 
   /**
    * Binds the {@code quell.*} properties again and rebuilds every policy. Budgets, breakers and limiters
-   * whose settings did not change are kept.
+   * whose settings did not change are kept; those whose settings changed take the old ones' state over
+   * (see {@link Carry}).
    *
    * @throws QuellPropertiesException when the new properties have problems; the policies in force stay
    */
@@ -142,6 +143,9 @@ public final class PolicyRegistry {
     }
     if (properties.getDraining().getGrace().isNegative()) {
       problems.add("quell.draining.grace", properties.getDraining().getGrace(), "must be zero or positive");
+    }
+    if (properties.getEvents().getSize() < 0) {
+      problems.add("quell.events.size", properties.getEvents().getSize(), "must be 0 or more");
     }
     if (properties.getDraining().getAnswerTime().isNegative()) {
       problems.add("quell.draining.answer-time", properties.getDraining().getAnswerTime(), "must be zero or positive");
@@ -286,6 +290,11 @@ public final class PolicyRegistry {
   /** The properties the policies in force were built from. */
   public QuellProperties properties() {
     return state.properties();
+  }
+
+  /** What the policies report to: meters, recent events. */
+  public Telemetry telemetry() {
+    return telemetry;
   }
 
   /** The calls and requests in flight through the starter. */
