@@ -34,6 +34,12 @@ public class QuellProperties {
   private Map<String, Policy> policies = new LinkedHashMap<>();
 
   /**
+   * Named templates of policy settings (Resilience4j's configs.NAME): a policy that names one as its
+   * base-config inherits its settings, setting by setting, before quell.defaults.
+   */
+  private Map<String, Policy> configs = new LinkedHashMap<>();
+
+  /**
    * Retry budgets shared by name among the policies that name them (budget.shared=NAME). A name
    * policies use without declaring it here is a token bucket with the default parameters.
    */
@@ -64,6 +70,14 @@ public class QuellProperties {
 
   public void setPolicies(Map<String, Policy> policies) {
     this.policies = policies;
+  }
+
+  public Map<String, Policy> getConfigs() {
+    return configs;
+  }
+
+  public void setConfigs(Map<String, Policy> configs) {
+    this.configs = configs;
   }
 
   public Map<String, SharedBudget> getBudgets() {
@@ -106,6 +120,12 @@ public class QuellProperties {
 
   /** One policy's settings; every one left unset is inherited. */
   public static class Policy {
+    /**
+     * A template under quell.configs whose settings this policy inherits, setting by setting, before
+     * quell.defaults (Resilience4j's base-config). A template may name a base-config of its own.
+     */
+    private @Nullable String baseConfig;
+
     /** The preset this policy starts from: default, http or none. Default: default (http for the HTTP clients' policy). */
     private @Nullable Preset preset;
 
@@ -153,6 +173,14 @@ public class QuellProperties {
 
     /** Attempt timeouts tightened to a multiple of the live p95 (off unless multiple is given). */
     private final MeasuredTiming measuredTiming = new MeasuredTiming();
+
+    public @Nullable String getBaseConfig() {
+      return baseConfig;
+    }
+
+    public void setBaseConfig(@Nullable String baseConfig) {
+      this.baseConfig = baseConfig;
+    }
 
     public @Nullable Preset getPreset() {
       return preset;

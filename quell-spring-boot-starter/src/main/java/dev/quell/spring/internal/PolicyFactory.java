@@ -106,31 +106,95 @@ final class PolicyFactory {
     return new Layer(name, own).build(liveName, limiterOwner, fallback);
   }
 
-  /** One policy's properties over the defaults. */
+  /** Where settings come from: a policy's own properties, a template under quell.configs. */
+  private record Source(Policy properties, String prefix) {}
+
+  /**
+   * One policy's properties over its templates (its base-config, that one's base-config, ...) over the
+   * defaults. For a group of settings (backoff, budget, breaker, ...), the nearest of the policy and its
+   * templates that gives any setting of the group is the group's owner: its settings count as the policy's
+   * own, the rest (farther templates, the defaults) as inherited — so a template may choose a backoff or
+   * budget kind the defaults do not have, as a policy may.
+   */
   private final class Layer {
     private final @Nullable Policy own;
     private final String ownPrefix;
     private final Policy defaults = properties.getDefaults();
+    private final List<Source> chain = new ArrayList<>();
+    private final Map<String, String> owners = new HashMap<>();
 
     Layer(String name, @Nullable Policy own) {
       this.own = own;
       this.ownPrefix = policyPath(name) + ".";
+      if (own != null) {
+        chain.add(new Source(own, ownPrefix));
+        Policy at = own;
+        String atPrefix = ownPrefix;
+        java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+        while (at.getBaseConfig() != null) {
+          String base = at.getBaseConfig();
+          Policy template = properties.getConfigs().get(base);
+          if (template == null) {
+            problems.add(atPrefix + "base-config", base, properties.getConfigs().isEmpty()
+                ? "names no template: there is nothing under quell.configs"
+                : "names no template under quell.configs (there are " + String.join(", ", properties.getConfigs().keySet()) + ")");
+            break;
+          }
+          if (!seen.add(base)) {
+            problems.add(atPrefix + "base-config", base, "goes round in a circle: " + String.join(" -> ", seen) + " -> " + base);
+            break;
+          }
+          atPrefix = "quell.configs" + key(base) + ".";
+          chain.add(new Source(template, atPrefix));
+          at = template;
+        }
+      }
     }
 
     <T> @Nullable Leaf<T> leaf(Function<Policy, @Nullable T> read, String relative) {
-      if (own != null) {
-        T v = read.apply(own);
+      for (Source source : chain) {
+        T v = read.apply(source.properties());
         if (v != null) {
-          return new Leaf<>(v, ownPrefix + relative);
+          return new Leaf<>(v, source.prefix() + relative);
         }
       }
       T v = read.apply(defaults);
       return v == null ? null : new Leaf<>(v, DEFAULTS + relative);
     }
 
-    /** Whether {@code leaf} came from quell.defaults into a policy that has properties of its own. */
+    /**
+     * Whether {@code leaf} came into a policy that has properties of its own from farther than its group's
+     * owner: from quell.defaults, or a template farther than the one that gives the group's settings.
+     */
     boolean inherited(@Nullable Leaf<?> leaf) {
-      return leaf != null && own != null && !leaf.path().startsWith(ownPrefix);
+      if (leaf == null || own == null) {
+        return false;
+      }
+      String relative = relativeOf(leaf.path());
+      int dot = relative.indexOf('.');
+      String owner = dot < 0 ? ownPrefix : owner(relative.substring(0, dot));
+      return !leaf.path().startsWith(owner);
+    }
+
+    private String relativeOf(String path) {
+      for (Source source : chain) {
+        if (path.startsWith(source.prefix())) {
+          return path.substring(source.prefix().length());
+        }
+      }
+      return path.startsWith(DEFAULTS) ? path.substring(DEFAULTS.length()) : path;
+    }
+
+    /** The prefix of the nearest source that gives a setting of {@code group} ({@code rate-limit}, say). */
+    private String owner(String group) {
+      return owners.computeIfAbsent(group, g -> {
+        for (Source source : chain) {
+          if (anySet(source.properties(), g)) {
+            return source.prefix();
+          }
+        }
+        return ownPrefix;
+      });
     }
 
     /** {@code leaf}, unless it was inherited and {@code drop}. */
@@ -666,6 +730,27 @@ final class PolicyFactory {
         problems.add(leaf.path(), leaf.value(), "does not apply to " + what);
       }
     }
+  }
+
+  /** Whether {@code policy} gives any setting of {@code group} ({@code rate-limit}: its {@code rateLimit}). */
+  private static boolean anySet(Policy policy, String group) {
+    String property = java.beans.Introspector.decapitalize(java.util.Arrays.stream(group.split("-"))
+        .map(p -> p.isEmpty() ? p : Character.toUpperCase(p.charAt(0)) + p.substring(1)).reduce("", String::concat));
+    org.springframework.beans.BeanWrapper policyWrapper = new org.springframework.beans.BeanWrapperImpl(policy);
+    if (!policyWrapper.isReadableProperty(property)) {
+      return false;
+    }
+    Object settings = policyWrapper.getPropertyValue(property);
+    if (settings == null) {
+      return false;
+    }
+    org.springframework.beans.BeanWrapper w = new org.springframework.beans.BeanWrapperImpl(settings);
+    for (java.beans.PropertyDescriptor d : w.getPropertyDescriptors()) {
+      if (d.getReadMethod() != null && !d.getName().equals("class") && w.getPropertyValue(d.getName()) != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The kind a budget's own parameters choose, or null when they choose none (or several). */

@@ -144,6 +144,10 @@ public final class PolicyRegistry {
     if (properties.getDraining().getGrace().isNegative()) {
       problems.add("quell.draining.grace", properties.getDraining().getGrace(), "must be zero or positive");
     }
+    if (properties.getDefaults().getBaseConfig() != null) {
+      problems.add("quell.defaults.base-config", properties.getDefaults().getBaseConfig(),
+          "does not apply to quell.defaults: every policy inherits them already; name a template on a policy");
+    }
     if (properties.getEvents().getSize() < 0) {
       problems.add("quell.events.size", properties.getEvents().getSize(), "must be 0 or more");
     }
