@@ -102,7 +102,8 @@ public class QuellAutoConfiguration {
 
   /**
    * A {@link Resilience} bean for each name under {@code quell.policies} when the context starts, named
-   * {@code quell.policy.NAME} and qualified by {@code NAME}; and an auto-proxy creator for
+   * {@code quell.policy.NAME}, qualified by {@code NAME} and, unless another bean has that name, aliased
+   * {@code NAME}; and an auto-proxy creator for
    * {@code @Resilient} (Spring Boot's AOP configuration usually has one already).
    */
   static class PolicyBeans implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
@@ -140,6 +141,9 @@ public class QuellAutoConfiguration {
         definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
         definition.setDescription("Quell policy '" + name + "' (quell.policies." + name + ")");
         registry.registerBeanDefinition(beanName, definition);
+        if (!registry.containsBeanDefinition(name) && !registry.isAlias(name)) {
+          registry.registerAlias(beanName, name); // so that `Resilience inventory` is injected by its name alone
+        }
       }
     }
   }
