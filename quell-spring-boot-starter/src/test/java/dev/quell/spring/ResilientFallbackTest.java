@@ -23,6 +23,7 @@ import org.springframework.context.annotation.Configuration;
  * call, the narrowest one that takes the failure wins, and the call's real outcome — a budget refusal
  * above all — stays in the meters and the events beside the fallback's own.
  */
+@org.junit.jupiter.api.extension.ExtendWith(QuietContextFailures.class)
 class ResilientFallbackTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, QuellAutoConfiguration.class))

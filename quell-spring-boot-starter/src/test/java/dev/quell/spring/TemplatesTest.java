@@ -16,6 +16,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * template's settings, setting by setting, over the defaults; a template may choose a kind the defaults
  * do not have; templates chain; a name that leads nowhere, or round in a circle, stops the start.
  */
+@org.junit.jupiter.api.extension.ExtendWith(QuietContextFailures.class)
 class TemplatesTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(QuellAutoConfiguration.class))
