@@ -93,5 +93,8 @@ class TemplatesTest {
         .contains("goes round in a circle: slow-payments -> payments -> slow-payments"),
         "quell.configs.payments.base-config=slow-payments", "quell.policies.card.base-config=slow-payments");
     fails(d -> assertThat(d).contains("quell.defaults.base-config was payments"), "quell.defaults.base-config=payments");
+    // a bad value in a template is reported under the template, even before a policy names it
+    fails(d -> assertThat(d).contains("quell.configs.unused.attempts was 0 (from ").contains("must be at least 1"),
+        "quell.configs.unused.attempts=0");
   }
 }

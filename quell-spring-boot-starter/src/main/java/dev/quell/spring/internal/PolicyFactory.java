@@ -106,6 +106,14 @@ final class PolicyFactory {
     return new Layer(name, own).build(liveName, limiterOwner, fallback);
   }
 
+  /**
+   * Checks template {@code name} as a policy made of it would be built, so that a bad value in a template
+   * no policy names yet stops the start too, reported under {@code quell.configs.NAME}.
+   */
+  void checkTemplate(String name, Policy template) {
+    new Layer(template, "quell.configs" + key(name) + ".").build("quell.configs." + name, "quell.configs." + name, Preset.DEFAULT);
+  }
+
   /** Where settings come from: a policy's own properties, a template under quell.configs. */
   private record Source(Policy properties, String prefix) {}
 
@@ -124,8 +132,12 @@ final class PolicyFactory {
     private final Map<String, String> owners = new HashMap<>();
 
     Layer(String name, @Nullable Policy own) {
+      this(own, policyPath(name) + ".");
+    }
+
+    Layer(@Nullable Policy own, String ownPrefix) {
       this.own = own;
-      this.ownPrefix = policyPath(name) + ".";
+      this.ownPrefix = ownPrefix;
       if (own != null) {
         chain.add(new Source(own, ownPrefix));
         Policy at = own;

@@ -125,6 +125,8 @@ public final class PolicyRegistry {
     // the defaults are checked even when no policy is configured: every implicit policy is made of them
     new PolicyFactory(properties, new Pins().session(), problems, List.of()).build("defaults", null, "defaults", "defaults",
         Preset.DEFAULT);
+    properties.getConfigs().forEach((name, template) ->
+        new PolicyFactory(properties, new Pins().session(), problems, List.of()).checkTemplate(name, template));
     Map<String, Resilience> rebuiltImplicit = new LinkedHashMap<>();
     for (String name : implicitNames(properties)) {
       if (!configured.containsKey(name)) {
