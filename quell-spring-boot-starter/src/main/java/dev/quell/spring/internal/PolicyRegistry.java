@@ -218,7 +218,8 @@ public final class PolicyRegistry {
           closedSince.remove(b);
           continue;
         }
-        long readyAt = closedSince.computeIfAbsent(b, k -> now) + saturatedNanos(b.config().ramp());
+        // (a ramp of centuries is capped, so that the sum cannot wrap round)
+        long readyAt = closedSince.computeIfAbsent(b, k -> now) + Math.min(saturatedNanos(b.config().ramp()), Long.MAX_VALUE / 4);
         if (now - readyAt >= 0) {
           ready = true;
           pins.release(b);
