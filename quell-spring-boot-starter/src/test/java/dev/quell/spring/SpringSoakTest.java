@@ -82,6 +82,9 @@ class SpringSoakTest {
     });
     final AtomicLong requests = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
+    /** Requests the HTTP library sent again on its own (same call, same attempt): not Quell's, not funded. */
+    final AtomicLong resent = new AtomicLong();
+    final java.util.Set<String> attempts = ConcurrentHashMap.newKeySet();
     final AtomicLong successes = new AtomicLong();
     final Map<String, AtomicLong> faults = new ConcurrentHashMap<>();
 
@@ -99,7 +102,12 @@ class SpringSoakTest {
     private void handle(HttpExchange exchange) throws IOException {
       requests.incrementAndGet();
       String attempt = exchange.getRequestHeaders().getFirst("X-Quell-Attempt");
-      if (attempt != null && !attempt.startsWith("1/")) {
+      String call = exchange.getRequestHeaders().getFirst("X-Call-Id");
+      if (!attempts.add(call + "#" + attempt)) {
+        resent.incrementAndGet();
+        faults.computeIfAbsent("resent by " + (call != null && call.startsWith("web-") ? "Reactor Netty" : "the JDK client"),
+            k -> new AtomicLong()).incrementAndGet();
+      } else if (attempt != null && !attempt.startsWith("1/")) {
         retries.incrementAndGet();
       }
       int roll = java.util.concurrent.ThreadLocalRandom.current().nextInt(100);
@@ -190,9 +198,10 @@ class SpringSoakTest {
         double elapsedSeconds = (System.nanoTime() - start) / 1e9;
 
         Files.writeString(Path.of("target/spring-soak.txt"), String.format(Locale.ROOT,
-            "soak %.1f s: %d calls %s; dependency saw %d requests, %d retries, %d successes, faults %s; connections %d then %d,"
-                + " threads %d then %d%n", elapsedSeconds, ledger.started.get(), ledger.outcomes, dependency.requests.get(),
-            dependency.retries.get(), dependency.successes.get(), dependency.faults, afterFirst[0], afterSecond[0],
+            "soak %.1f s: %d calls %s; dependency saw %d requests, %d retries by Quell, %d resent by the HTTP libraries,"
+                + " %d successes, faults %s; connections %d then %d, threads %d then %d%n", elapsedSeconds, ledger.started.get(),
+            ledger.outcomes, dependency.requests.get(), dependency.retries.get(), dependency.resent.get(),
+            dependency.successes.get(), dependency.faults, afterFirst[0], afterSecond[0],
             afterFirst[1], afterSecond[1]));
 
         // every call ended, once, and nothing is counted in flight
@@ -208,8 +217,10 @@ class SpringSoakTest {
         double capacity = Math.max(1, 10 * FLOOR);
         assertThat(budget.capacity()).isEqualTo(capacity);
         double bound = FRACTION * dependency.successes.get() + FLOOR * elapsedSeconds + capacity;
-        assertThat((double) dependency.retries.get()).as("retries the dependency saw (bound %.1f; %s)", bound, ledger.outcomes)
-            .isLessThanOrEqualTo(bound);
+        // (a request the JDK client or Reactor Netty sends again by itself on a pooled connection the dependency
+        // closed is not a retry of Quell's and is not funded: it is counted apart, and docs/spring-boot.md says so)
+        assertThat((double) dependency.retries.get()).as("Quell's retries the dependency saw (bound %.1f; %s)", bound,
+            ledger.outcomes).isLessThanOrEqualTo(bound);
         assertThat(dependency.retries.get()).as("the budget did fund retries").isPositive();
 
         // connections and threads do not grow with the calls
@@ -242,7 +253,8 @@ class SpringSoakTest {
           AtomicInteger once = new AtomicInteger();
           ledger.started.incrementAndGet();
           try {
-            rest.get().uri(url).attribute(QuellRestClientInterceptor.POLICY_ATTRIBUTE, "soak").retrieve().body(String.class);
+            rest.get().uri(url).header("X-Call-Id", "rest-" + ledger.started.get() + "-" + Thread.currentThread().getName())
+                .attribute(QuellRestClientInterceptor.POLICY_ATTRIBUTE, "soak").retrieve().body(String.class);
             ledger.end(once, "value");
           } catch (RuntimeException e) {
             ledger.end(once, e.getClass().getSimpleName());
@@ -272,7 +284,7 @@ class SpringSoakTest {
       slots.acquire();
       AtomicInteger once = new AtomicInteger();
       ledger.started.incrementAndGet();
-      Disposable d = web.get().uri(url).attribute(QuellWebClientFilter.POLICY_ATTRIBUTE, "soak").retrieve().bodyToMono(String.class)
+      Disposable d = web.get().uri(url).header("X-Call-Id", "web-" + ledger.started.get()).attribute(QuellWebClientFilter.POLICY_ATTRIBUTE, "soak").retrieve().bodyToMono(String.class)
           .doOnCancel(() -> ledger.end(once, "cancelled"))
           .doFinally(signal -> slots.release())
           .subscribe(v -> ledger.end(once, "value"), e -> ledger.end(once, e.getClass().getSimpleName()),
