@@ -1,6 +1,8 @@
 package dev.quell.spring;
 
+import dev.quell.spring.internal.EventLog;
 import dev.quell.spring.internal.QuellEndpoint;
+import dev.quell.spring.internal.QuellEventsEndpoint;
 import dev.quell.spring.internal.QuellHealthIndicator;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,6 +29,18 @@ public class QuellActuatorAutoConfiguration {
     @ConditionalOnMissingBean
     QuellEndpoint quellEndpoint(QuellPolicies policies) {
       return new QuellEndpoint(policies.registry());
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+      "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"})
+  @ConditionalOnAvailableEndpoint(QuellEventsEndpoint.class)
+  static class Events {
+    @Bean
+    @ConditionalOnMissingBean
+    QuellEventsEndpoint quellEventsEndpoint(EventLog events) {
+      return new QuellEventsEndpoint(events);
     }
   }
 

@@ -2,12 +2,14 @@ package dev.quell.spring;
 
 import dev.quell.Resilience;
 import dev.quell.spring.internal.DrainingLifecycle;
+import dev.quell.spring.internal.EventLog;
 import dev.quell.spring.internal.MicrometerTelemetry;
 import dev.quell.spring.internal.PolicyRegistry;
 import dev.quell.spring.internal.RefreshListener;
 import dev.quell.spring.internal.ResilientMethods;
 import dev.quell.spring.internal.Telemetry;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.config.AopConfigUtils;
@@ -49,8 +51,17 @@ public class QuellAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public QuellPolicies quellPolicies(Environment environment, ObjectProvider<Telemetry> telemetry) {
-    return new QuellPolicies(new PolicyRegistry(environment, telemetry.getIfUnique(() -> Telemetry.NONE)));
+  public QuellPolicies quellPolicies(Environment environment, ObjectProvider<Telemetry> telemetry, EventLog events) {
+    return new QuellPolicies(new PolicyRegistry(environment,
+        Telemetry.of(List.of(telemetry.getIfUnique(() -> Telemetry.NONE), Telemetry.events(events)))));
+  }
+
+  /** The recent events of every policy ({@code quell.events.size} a policy), for the quellevents endpoint. */
+  @Bean
+  @ConditionalOnMissingBean
+  public EventLog quellEventLog(Environment environment) {
+    int size = Binder.get(environment).bind("quell.events.size", Integer.class).orElse(new QuellProperties.Events().getSize());
+    return new EventLog(Math.max(0, size)); // a negative size is reported with the other quell.* problems
   }
 
   @Bean
@@ -91,7 +102,8 @@ public class QuellAutoConfiguration {
 
   /**
    * A {@link Resilience} bean for each name under {@code quell.policies} when the context starts, named
-   * {@code quell.policy.NAME} and qualified by {@code NAME}; and an auto-proxy creator for
+   * {@code quell.policy.NAME}, qualified by {@code NAME} and, unless another bean has that name, aliased
+   * {@code NAME}; and an auto-proxy creator for
    * {@code @Resilient} (Spring Boot's AOP configuration usually has one already).
    */
   static class PolicyBeans implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
@@ -129,6 +141,9 @@ public class QuellAutoConfiguration {
         definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, name));
         definition.setDescription("Quell policy '" + name + "' (quell.policies." + name + ")");
         registry.registerBeanDefinition(beanName, definition);
+        if (!registry.containsBeanDefinition(name) && !registry.isAlias(name)) {
+          registry.registerAlias(beanName, name); // so that `Resilience inventory` is injected by its name alone
+        }
       }
     }
   }

@@ -34,6 +34,12 @@ public class QuellProperties {
   private Map<String, Policy> policies = new LinkedHashMap<>();
 
   /**
+   * Named templates of policy settings (Resilience4j's configs.NAME): a policy that names one as its
+   * base-config inherits its settings, setting by setting, before quell.defaults.
+   */
+  private Map<String, Policy> configs = new LinkedHashMap<>();
+
+  /**
    * Retry budgets shared by name among the policies that name them (budget.shared=NAME). A name
    * policies use without declaring it here is a token bucket with the default parameters.
    */
@@ -51,6 +57,9 @@ public class QuellProperties {
   /** The health indicator (turn it on with management.health.quell.enabled=true). */
   private final Health health = new Health();
 
+  /** The recent events the quellevents actuator endpoint shows. */
+  private final Events events = new Events();
+
   public Policy getDefaults() {
     return defaults;
   }
@@ -61,6 +70,14 @@ public class QuellProperties {
 
   public void setPolicies(Map<String, Policy> policies) {
     this.policies = policies;
+  }
+
+  public Map<String, Policy> getConfigs() {
+    return configs;
+  }
+
+  public void setConfigs(Map<String, Policy> configs) {
+    this.configs = configs;
   }
 
   public Map<String, SharedBudget> getBudgets() {
@@ -87,6 +104,10 @@ public class QuellProperties {
     return health;
   }
 
+  public Events getEvents() {
+    return events;
+  }
+
   /** The preset a policy starts from. */
   public enum Preset {
     /** {@code Resilience.DEFAULT}: 3 attempts, 30 s deadline, 10 s attempt timeout, exponential backoff, automatic budget. */
@@ -99,6 +120,12 @@ public class QuellProperties {
 
   /** One policy's settings; every one left unset is inherited. */
   public static class Policy {
+    /**
+     * A template under quell.configs whose settings this policy inherits, setting by setting, before
+     * quell.defaults (Resilience4j's base-config). A template may name a base-config of its own.
+     */
+    private @Nullable String baseConfig;
+
     /** The preset this policy starts from: default, http or none. Default: default (http for the HTTP clients' policy). */
     private @Nullable Preset preset;
 
@@ -146,6 +173,14 @@ public class QuellProperties {
 
     /** Attempt timeouts tightened to a multiple of the live p95 (off unless multiple is given). */
     private final MeasuredTiming measuredTiming = new MeasuredTiming();
+
+    public @Nullable String getBaseConfig() {
+      return baseConfig;
+    }
+
+    public void setBaseConfig(@Nullable String baseConfig) {
+      this.baseConfig = baseConfig;
+    }
 
     public @Nullable Preset getPreset() {
       return preset;
@@ -949,6 +984,12 @@ public class QuellProperties {
     private Duration grace = Duration.ofSeconds(5);
 
     /**
+     * After the grace, how long the requests still in flight get to write their answers (the calls the grace
+     * ended answer 503 DRAINING) before the web server stops.
+     */
+    private Duration answerTime = Duration.ofSeconds(2);
+
+    /**
      * Also drain when the context closes while the JVM goes on (the actuator's shutdown endpoint). Draining
      * is process-wide and cannot be undone, so by default only a JVM that is shutting down drains.
      */
@@ -968,6 +1009,14 @@ public class QuellProperties {
 
     public void setGrace(Duration grace) {
       this.grace = grace;
+    }
+
+    public Duration getAnswerTime() {
+      return answerTime;
+    }
+
+    public void setAnswerTime(Duration answerTime) {
+      this.answerTime = answerTime;
     }
 
     public boolean isOnContextClose() {
@@ -1090,6 +1139,23 @@ public class QuellProperties {
 
     public void setOrder(int order) {
       this.order = order;
+    }
+  }
+
+  /** The recent events kept for the quellevents actuator endpoint. */
+  public static class Events {
+    /**
+     * Events kept per policy (and per host copy): how calls ended, retries, breaker transitions, hedges,
+     * fallbacks; 0 keeps none. Read when the application starts.
+     */
+    private int size = 100;
+
+    public int getSize() {
+      return size;
+    }
+
+    public void setSize(int size) {
+      this.size = size;
     }
   }
 

@@ -43,4 +43,20 @@ import java.lang.annotation.Target;
 public @interface Resilient {
   /** The policy's name: {@code quell.policies.NAME}, or a name made of {@code quell.defaults}. */
   String value();
+
+  /**
+   * A method of the same bean to answer with when the call fails — its attempts ran out, a guard refused
+   * it, its deadline passed (Resilience4j's {@code fallbackMethod}). It takes the same parameters, and
+   * may take one more, last: the failure, as a {@code Throwable} or a narrower type (then it is used only
+   * for failures of that type; among several, the narrowest that fits wins, and one without the extra
+   * parameter takes the rest). It returns what the annotated method returns ({@code CompletionStage}
+   * or {@code CompletableFuture} for an asynchronous one) and is called once, directly, not through the
+   * policy. A failure no fallback fits, or one the fallback throws, comes out of the call.
+   *
+   * <p>The call's outcome is recorded as it happened before the fallback runs ({@code quell.calls} with
+   * {@code BUDGET_EXHAUSTED}, say): a fallback never hides a refusal. The fallback itself is counted in
+   * {@code quell.fallbacks} (tags {@code quell.policy}, {@code quell.outcome} = why the call failed,
+   * {@code result} = succeeded or failed) and listed in the recent events. Empty: no fallback.
+   */
+  String fallback() default "";
 }

@@ -49,7 +49,7 @@ class ConfigurationMetadataTest {
     Set<String> known = new LinkedHashSet<>();
     for (Map<String, Object> p : properties()) {
       String name = (String) p.get("name");
-      if (!name.equals("quell.policies") && !name.equals("quell.budgets")) {
+      if (!name.equals("quell.policies") && !name.equals("quell.budgets") && !name.equals("quell.configs")) {
         known.add(name);
       }
     }

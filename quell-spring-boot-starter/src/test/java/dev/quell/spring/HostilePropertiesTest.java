@@ -17,6 +17,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * message naming the property and the value — never a policy silently built from something else, never
  * a stack trace from deep inside.
  */
+@org.junit.jupiter.api.extension.ExtendWith(QuietContextFailures.class)
 class HostilePropertiesTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(QuellAutoConfiguration.class));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quell.CircuitBreaker;
 import dev.quell.Classifier;
+import dev.quell.Limiter;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import dev.quell.StopReason;
@@ -132,7 +133,8 @@ class PoliciesFromPropertiesTest {
           assertThat(policies.policy("b").budget().capacity()).isEqualTo(1.0); // no floor: never less than one token
           assertThat(policies.policy("c").budget().capacity()).isEqualTo(100.0);
           assertThat(policies.policy("d").budget().capacity()).isEqualTo(5.0);
-          assertThat(policies.policy("e").budget().name()).startsWith("concurrent-");
+          assertThat(policies.policy("e").budget().name()).isEqualTo("e"); // named after its policy, whatever the kind
+          assertThat(dev.quell.spring.internal.QuellEndpoint.kind(policies.policy("e").budget())).isEqualTo("concurrent");
           RetryBudget automatic = policies.policy("f").budget();
           assertThat(automatic.name()).isEqualTo("f"); // the gauges carry the policy's name
           assertThat(automatic.capacity()).isEqualTo(30.0);
@@ -158,8 +160,8 @@ class PoliciesFromPropertiesTest {
           assertThat(breaker.name()).isEqualTo("inventory");
           assertThat(breaker.config().failureRate()).isEqualTo(0.25);
           assertThat(breaker.config().minimumCalls()).isEqualTo(5);
-          assertThat(inventory.limiters()).extracting(l -> l.name().replaceAll("-\\d+$", ""))
-              .containsExactly("rate", "concurrency", "adaptive");
+          assertThat(inventory.limiters()).extracting(Limiter::name)
+              .containsExactly("inventory.rate-limit", "inventory.concurrency-limit", "inventory");
           assertThat(inventory.limiters().get(0).limit()).isEqualTo(10);
           assertThat(inventory.limiters().get(1).limit()).isEqualTo(8);
           assertThat(inventory.hedge().orElseThrow().delay()).contains(Duration.ofMillis(40));

@@ -116,12 +116,13 @@ class RefreshKeepsStateTest {
     assertThat(injectedLedger.attempts()).isEqualTo(2);
     assertThat(injectedLedger.budget()).isSameAs(budget);
 
-    // changing a budget's own settings gives a new bucket, full
+    // changing a budget's own settings gives a new bucket, which takes over the spent share: still empty
     write(4, 0.5);
     refresher.refresh();
     Resilience fresh = policies.policy("strict");
     assertThat(fresh.budget()).isNotSameAs(strictBudget);
-    assertThat(fail(fresh).attempts()).isEqualTo(2); // one token again: one retry funded
+    assertThat(fresh.budget().tokens()).isZero();
+    assertThat(fail(fresh).attempts()).isEqualTo(1); // no retry funded
     assertThat(policies.policy("ledger").budget()).isSameAs(budget);
 
     // new properties with problems are refused whole: the policies in force stay

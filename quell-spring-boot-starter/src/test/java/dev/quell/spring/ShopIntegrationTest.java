@@ -32,7 +32,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(classes = ShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
     "server.address=127.0.0.1",
     "spring.http.clients.imperative.factory=jdk",
-    "management.endpoints.web.exposure.include=quell,prometheus,health",
+    "management.endpoints.web.exposure.include=quell,quellevents,prometheus,health",
     "management.endpoint.health.show-details=always",
     "management.endpoint.health.probes.enabled=true",
     "management.health.quell.enabled=true",
@@ -44,7 +44,9 @@ import org.springframework.test.context.DynamicPropertySource;
     "quell.policies.breaking.attempts=1",
     "quell.policies.breaking.breaker.consecutive-failures=1",
     "quell.policies.breaking.breaker.break-duration=1h",
-    "quell.policies.breaking.breaker.max-break-duration=1h"})
+    "quell.policies.breaking.breaker.max-break-duration=1h",
+    "quell.policies.switchable.attempts=2",
+    "quell.policies.switchable.breaker.enabled=true"})
 class ShopIntegrationTest {
   static final Downstream INVENTORY = Downstream.start();
   static final Downstream OTHER = Downstream.start();
@@ -179,6 +181,42 @@ class ShopIntegrationTest {
         .contains("quell_budget_tokens{quell_budget=\"inventory\",quell_policy=\"inventory\"}") // bound before any call
         // a configured policy's breaker has its state series from startup, before any call went through it
         .containsPattern("quell_breaker_state\\{[^}]*quell_policy=\"breaking\"[^}]*state=\"CLOSED\"[^}]*} 1");
+  }
+
+  HttpResponse<String> post(String path, String json) throws Exception {
+    return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void anOperatorIsolatesAndResetsABreakerAndReadsTheRecentEvents() throws Exception {
+    INVENTORY.script("/switch", Answer.status(503), Answer.ok("on"));
+    String host = "switchable:" + INVENTORY.host();
+    assertThat(get(proxy("proxy", INVENTORY, "/switch", "switchable")).body()).isEqualTo("on");
+
+    HttpResponse<String> isolated = post("/actuator/quell/" + host, "{\"breaker\":\"isolate\"}");
+    assertThat(isolated.statusCode()).isEqualTo(200);
+    assertThat(JsonPath.<String>read(isolated.body(), "$.state")).isEqualTo("ISOLATED");
+    int seen = INVENTORY.seen("/switch").size();
+    HttpResponse<String> refused = get(proxy("proxy", INVENTORY, "/switch", "switchable"));
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(JsonPath.<String>read(refused.body(), "$.reason")).isEqualTo("DEPENDENCY_UNAVAILABLE");
+    assertThat(INVENTORY.seen("/switch")).hasSize(seen);
+
+    HttpResponse<String> reset = post("/actuator/quell/" + host, "{\"breaker\":\"reset\"}");
+    assertThat(JsonPath.<String>read(reset.body(), "$.state")).isEqualTo("CLOSED");
+    assertThat(get(proxy("proxy", INVENTORY, "/switch", "switchable")).statusCode()).isEqualTo(200);
+
+    assertThat(post("/actuator/quell/" + host, "{\"breaker\":\"open\"}").statusCode()).isEqualTo(400);
+    assertThat(post("/actuator/quell/nobody", "{\"breaker\":\"reset\"}").statusCode()).isEqualTo(404);
+
+    // the recent events: the retry, the success, the breaker held open and the refusal, in order
+    HttpResponse<String> events = get("/actuator/quellevents/switchable");
+    assertThat(events.statusCode()).isEqualTo(200);
+    List<String> types = JsonPath.read(events.body(), "$.events[*].type");
+    assertThat(types).containsSubsequence("RETRYING", "SUCCEEDED", "REJECTED_BY_BREAKER", "SUCCEEDED");
+    assertThat(JsonPath.<List<String>>read(events.body(), "$.events[*].policy")).containsOnly(host);
   }
 
   @Test

@@ -20,7 +20,8 @@ class SpringBootDocsTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, QuellAutoConfiguration.class))
       .withUserConfiguration(Beans.class)
-      .withPropertyValues("quell.defaults.backoff.kind=none", "quell.policies.inventory.attempts=3");
+      .withPropertyValues("quell.defaults.backoff.kind=none", "quell.policies.inventory.attempts=3",
+          "quell.policies.pricing.attempts=4");
 
   /** What the inventory client does; fails twice, then answers. */
   static final class InventoryClient {
@@ -74,6 +75,15 @@ class SpringBootDocsTest {
     }
   }
 
+  /** A policy injected by its plain name: the field's name is the policy's. */
+  static class ByName {
+    @org.springframework.beans.factory.annotation.Autowired
+    Resilience inventory;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    Resilience pricing;
+  }
+
   @Configuration(proxyBeanMethods = false)
   static class Beans {
     @Bean
@@ -84,6 +94,11 @@ class SpringBootDocsTest {
     @Bean
     CatalogService catalogService(InventoryClient client) {
       return new CatalogService(client);
+    }
+
+    @Bean
+    ByName byName() {
+      return new ByName();
     }
 
     @Bean
@@ -107,6 +122,15 @@ class SpringBootDocsTest {
       Resilience inventory = policies.policy("inventory");
       assertThat(inventory).isSameAs(context.getBean("quell.policy.inventory"));
       assertThat(inventory.attempts()).isEqualTo(3);
+    });
+  }
+
+  @Test
+  void aPolicyIsInjectedByItsPlainName() {
+    runner.run(context -> {
+      ByName byName = context.getBean(ByName.class);
+      assertThat(byName.inventory).isSameAs(context.getBean(QuellPolicies.class).policy("inventory"));
+      assertThat(byName.pricing.attempts()).isEqualTo(4);
     });
   }
 

@@ -21,6 +21,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /** Bad quell.* values stop the application with the property, the value, where it came from and what is allowed. */
 @ExtendWith(OutputCaptureExtension.class)
+@org.junit.jupiter.api.extension.ExtendWith(QuietContextFailures.class)
 class StartupFailureTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(QuellAutoConfiguration.class));

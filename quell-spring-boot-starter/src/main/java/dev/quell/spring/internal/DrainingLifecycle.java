@@ -15,8 +15,9 @@ import org.springframework.context.SmartLifecycle;
  * first, so while in-flight inbound requests finish, their outbound calls work as usual (retries and
  * all); then draining begins, and whatever is still in flight — background work, requests that outlived
  * the graceful wait — gets at most the grace, makes no new attempts, and ends with {@code DRAINING}. The
- * phase holds the shutdown until the calls and requests the starter runs have ended or the grace has
- * passed, so the web server (stopped in a lower phase) is still there to answer them.
+ * phase holds the shutdown until the calls and requests the starter runs have ended, or the grace and then
+ * {@code quell.draining.answer-time} have passed — the calls the grace ends still have answers to write — so
+ * the web server (stopped in a lower phase) is still there to send them.
  *
  * <p>Draining is process-wide and one-way, so by default it begins only when the JVM itself is shutting
  * down (SIGTERM, {@code System.exit}, the end of {@code main}): a context that closes in a JVM that goes on
@@ -71,11 +72,19 @@ public final class DrainingLifecycle implements SmartLifecycle {
       callback.run();
       return;
     }
+    Duration answerTime = settings.getAnswerTime();
     Thread waiter = new Thread(() -> {
       try {
         boolean idle = inFlight.awaitIdle(grace);
+        if (!idle) {
+          // the grace just ended the calls still running: their requests are writing a 503 DRAINING now, and
+          // the web server (a lower phase) must not stop before those answers are out
+          LOG.info("quell.draining: grace over, " + inFlight.count() + " still in flight; up to " + answerTime
+              + " for their answers");
+          idle = inFlight.awaitIdle(answerTime);
+        }
         LOG.info("quell.draining: " + (idle ? "nothing left in flight"
-            : "grace over, " + inFlight.count() + " still in flight"));
+            : inFlight.count() + " still in flight after the grace and the answer time"));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {

@@ -1,9 +1,13 @@
 package dev.quell.spring.internal;
 
+import dev.quell.Limiter;
+import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
 import dev.quell.micrometer.QuellMicrometer;
+import dev.quell.micrometer.internal.RegistryBinding;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
@@ -24,8 +28,22 @@ public final class MicrometerTelemetry implements Telemetry {
   }
 
   @Override
-  public void built(Resilience policy) {
+  public void built(Resilience policy, String configuredName) {
+    for (Limiter limiter : policy.limiters()) {
+      if (!limiter.name().equals(policy.name())) {
+        // a rate or concurrency limit, shared by the policy's per-host copies: its policy is the configured one
+        RegistryBinding.of(registry).watchLimiter(limiter, configuredName, registry);
+      }
+    }
     QuellMicrometer.bind(policy, registry); // budget, breaker, limiters and timing before the first call
+  }
+
+  @Override
+  public void fallback(String policy, Outcome<?> outcome, boolean succeeded) {
+    Counter.builder("quell.fallbacks")
+        .description("Calls of @Resilient methods answered by their fallback, by why the call failed and how the fallback did")
+        .tags("quell.policy", policy, "quell.outcome", outcome.stopReason().name(), "result", succeeded ? "succeeded" : "failed")
+        .register(registry).increment();
   }
 
   @Override

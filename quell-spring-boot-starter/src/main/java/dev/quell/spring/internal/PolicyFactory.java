@@ -106,31 +106,107 @@ final class PolicyFactory {
     return new Layer(name, own).build(liveName, limiterOwner, fallback);
   }
 
-  /** One policy's properties over the defaults. */
+  /**
+   * Checks template {@code name} as a policy made of it would be built, so that a bad value in a template
+   * no policy names yet stops the start too, reported under {@code quell.configs.NAME}.
+   */
+  void checkTemplate(String name, Policy template) {
+    new Layer(template, "quell.configs" + key(name) + ".").build("quell.configs." + name, "quell.configs." + name, Preset.DEFAULT);
+  }
+
+  /** Where settings come from: a policy's own properties, a template under quell.configs. */
+  private record Source(Policy properties, String prefix) {}
+
+  /**
+   * One policy's properties over its templates (its base-config, that one's base-config, ...) over the
+   * defaults. For a group of settings (backoff, budget, breaker, ...), the nearest of the policy and its
+   * templates that gives any setting of the group is the group's owner: its settings count as the policy's
+   * own, the rest (farther templates, the defaults) as inherited — so a template may choose a backoff or
+   * budget kind the defaults do not have, as a policy may.
+   */
   private final class Layer {
     private final @Nullable Policy own;
     private final String ownPrefix;
     private final Policy defaults = properties.getDefaults();
+    private final List<Source> chain = new ArrayList<>();
+    private final Map<String, String> owners = new HashMap<>();
 
     Layer(String name, @Nullable Policy own) {
+      this(own, policyPath(name) + ".");
+    }
+
+    Layer(@Nullable Policy own, String ownPrefix) {
       this.own = own;
-      this.ownPrefix = policyPath(name) + ".";
+      this.ownPrefix = ownPrefix;
+      if (own != null) {
+        chain.add(new Source(own, ownPrefix));
+        Policy at = own;
+        String atPrefix = ownPrefix;
+        java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+        while (at.getBaseConfig() != null) {
+          String base = at.getBaseConfig();
+          Policy template = properties.getConfigs().get(base);
+          if (template == null) {
+            problems.add(atPrefix + "base-config", base, properties.getConfigs().isEmpty()
+                ? "names no template: there is nothing under quell.configs"
+                : "names no template under quell.configs (there are " + String.join(", ", properties.getConfigs().keySet()) + ")");
+            break;
+          }
+          if (!seen.add(base)) {
+            problems.add(atPrefix + "base-config", base, "goes round in a circle: " + String.join(" -> ", seen) + " -> " + base);
+            break;
+          }
+          atPrefix = "quell.configs" + key(base) + ".";
+          chain.add(new Source(template, atPrefix));
+          at = template;
+        }
+      }
     }
 
     <T> @Nullable Leaf<T> leaf(Function<Policy, @Nullable T> read, String relative) {
-      if (own != null) {
-        T v = read.apply(own);
+      for (Source source : chain) {
+        T v = read.apply(source.properties());
         if (v != null) {
-          return new Leaf<>(v, ownPrefix + relative);
+          return new Leaf<>(v, source.prefix() + relative);
         }
       }
       T v = read.apply(defaults);
       return v == null ? null : new Leaf<>(v, DEFAULTS + relative);
     }
 
-    /** Whether {@code leaf} came from quell.defaults into a policy that has properties of its own. */
+    /**
+     * Whether {@code leaf} came into a policy that has properties of its own from farther than its group's
+     * owner: from quell.defaults, or a template farther than the one that gives the group's settings.
+     */
     boolean inherited(@Nullable Leaf<?> leaf) {
-      return leaf != null && own != null && !leaf.path().startsWith(ownPrefix);
+      if (leaf == null || own == null) {
+        return false;
+      }
+      String relative = relativeOf(leaf.path());
+      int dot = relative.indexOf('.');
+      String owner = dot < 0 ? ownPrefix : owner(relative.substring(0, dot));
+      return !leaf.path().startsWith(owner);
+    }
+
+    private String relativeOf(String path) {
+      for (Source source : chain) {
+        if (path.startsWith(source.prefix())) {
+          return path.substring(source.prefix().length());
+        }
+      }
+      return path.startsWith(DEFAULTS) ? path.substring(DEFAULTS.length()) : path;
+    }
+
+    /** The prefix of the nearest source that gives a setting of {@code group} ({@code rate-limit}, say). */
+    private String owner(String group) {
+      return owners.computeIfAbsent(group, g -> {
+        for (Source source : chain) {
+          if (anySet(source.properties(), g)) {
+            return source.prefix();
+          }
+        }
+        return ownPrefix;
+      });
     }
 
     /** {@code leaf}, unless it was inherited and {@code drop}. */
@@ -474,7 +550,9 @@ final class PolicyFactory {
       if (config == null) {
         return new Object[] {true, null};
       }
-      return new Object[] {true, pins.get(liveName, "breaker", config, () -> CircuitBreaker.of(liveName, config))};
+      // a breaker that is open, half-open or isolated stays, with its settings, until it has closed
+      return new Object[] {true, pins.get(liveName, "breaker", config, previous -> CircuitBreaker.of(liveName, config),
+          Carry::inTheMiddleOfAnOutage)};
     }
 
     // limiters ----------------------------------------------------------------------------------------
@@ -497,7 +575,7 @@ final class PolicyFactory {
           put(paths, "rate limiter burst / perSecond", burst != null ? burst : perSecond);
           put(paths, "rate limiter maxWait", rateWait);
           Limiter rate = problems.core(() -> pins.get(limiterOwner, "rate", List.of(perSecond.value(), b, w),
-              () -> Limiter.rate(perSecond.value(), b, w)), paths, group("rate-limit"));
+              () -> Named.limiter(limiterOwner + ".rate-limit", Limiter.rate(perSecond.value(), b, w))), paths, group("rate-limit"));
           if (rate != null) {
             limiters.add(rate);
           }
@@ -515,7 +593,8 @@ final class PolicyFactory {
           put(paths, "concurrency limit n", limit);
           put(paths, "concurrency limit maxWait", concurrencyWait);
           Limiter bulkhead = problems.core(() -> pins.get(limiterOwner, "concurrency", List.of(limit.value(), w),
-              () -> Limiter.concurrency(limit.value(), w)), paths, group("concurrency-limit"));
+              () -> Named.limiter(limiterOwner + ".concurrency-limit", Limiter.concurrency(limit.value(), w))), paths,
+              group("concurrency-limit"));
           if (bulkhead != null) {
             limiters.add(bulkhead);
           }
@@ -561,7 +640,9 @@ final class PolicyFactory {
       put(paths, "adaptive minLimit", min);
       put(paths, "adaptive maxLimit", max);
       Limiter.AdaptiveConfig done = c[0];
-      return problems.core(() -> pins.get(liveName, "adaptive", done, () -> Limiter.adaptive(done)), paths, group);
+      return problems.core(() -> pins.get(liveName, "adaptive", done,
+          (Limiter previous) -> Named.limiter(liveName, Limiter.adaptive(previous == null ? done : Carry.startingAt(previous, done))),
+          previous -> false), paths, group);
     }
 
     private <V> boolean apply(Limiter.AdaptiveConfig[] config, @Nullable Leaf<V> leaf,
@@ -663,6 +744,27 @@ final class PolicyFactory {
     }
   }
 
+  /** Whether {@code policy} gives any setting of {@code group} ({@code rate-limit}: its {@code rateLimit}). */
+  private static boolean anySet(Policy policy, String group) {
+    String property = java.beans.Introspector.decapitalize(java.util.Arrays.stream(group.split("-"))
+        .map(p -> p.isEmpty() ? p : Character.toUpperCase(p.charAt(0)) + p.substring(1)).reduce("", String::concat));
+    org.springframework.beans.BeanWrapper policyWrapper = new org.springframework.beans.BeanWrapperImpl(policy);
+    if (!policyWrapper.isReadableProperty(property)) {
+      return false;
+    }
+    Object settings = policyWrapper.getPropertyValue(property);
+    if (settings == null) {
+      return false;
+    }
+    org.springframework.beans.BeanWrapper w = new org.springframework.beans.BeanWrapperImpl(settings);
+    for (java.beans.PropertyDescriptor d : w.getPropertyDescriptors()) {
+      if (d.getReadMethod() != null && !d.getName().equals("class") && w.getPropertyValue(d.getName()) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The kind a budget's own parameters choose, or null when they choose none (or several). */
   private static @Nullable BudgetKind impliedKind(List<Leaf<?>> own) {
     java.util.Set<BudgetKind> kinds = java.util.EnumSet.noneOf(BudgetKind.class);
@@ -741,7 +843,7 @@ final class PolicyFactory {
    * Builds a budget of the kind {@code kindLeaf} names, or else the kind its parameters imply.
    *
    * @param owner the pins owner
-   * @param name the budget's name where the kind lets it be chosen (a shared token bucket)
+   * @param name the budget's name: the policy's (policy:host for a per-host copy), or the shared budget's
    * @param prefix the property prefix of the parameters, ending in a dot
    * @param isShared whether this is a budget declared under quell.budgets
    */
@@ -789,7 +891,7 @@ final class PolicyFactory {
         return RetryBudget.NONE;
       case AUTOMATIC:
         // the very bucket the core would give a policy of this name: its gauges carry the policy's name
-        return pins.get(owner, "budget", "automatic", () -> Resilience.DEFAULT.withName(owner).budget());
+        return budgetPin(owner, "automatic", () -> Resilience.DEFAULT.withName(owner).budget());
       case TOKEN_BUCKET: {
         double f = fraction != null ? fraction.value() : RetryBudget.DEFAULT_FRACTION;
         double m = floor != null ? floor.value() : RetryBudget.DEFAULT_MINIMUM_PER_SECOND;
@@ -798,14 +900,14 @@ final class PolicyFactory {
         if (isShared) {
           return problems.core(() -> RetryBudget.shared(name, f, m), paths, group);
         }
-        return problems.core(() -> pins.get(owner, "budget", List.of("token-bucket", f, m), () -> RetryBudget.of(f, m)), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("token-bucket", f, m), () -> Named.tokenBucket(name, f, m)), paths, group);
       }
       case FEEDBACK: {
         int t = maxTokens != null ? maxTokens.value() : 100;
         double r = tokenRatio != null ? tokenRatio.value() : 0.1;
         put(paths, "feedback maxTokens", maxTokens);
         put(paths, "feedback tokenRatio", tokenRatio);
-        return problems.core(() -> pins.get(owner, "budget", List.of("feedback", t, r), () -> RetryBudget.feedback(t, r)), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("feedback", t, r), () -> Named.feedback(name, t, r)), paths, group);
       }
       case REPLENISHING: {
         if (maxTokens == null || period == null) {
@@ -814,19 +916,30 @@ final class PolicyFactory {
         }
         put(paths, "replenishing maxTokens", maxTokens);
         put(paths, "replenishing period", period);
-        return problems.core(() -> pins.get(owner, "budget", List.of("replenishing", maxTokens.value(), period.value()),
-            () -> RetryBudget.replenishing(maxTokens.value(), period.value())), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("replenishing", maxTokens.value(), period.value()),
+            () -> Named.replenishing(name, maxTokens.value(), period.value())), paths, group);
       }
       case CONCURRENT: {
         double p = percent != null ? percent.value() : 0.2;
         int m = minimum != null ? minimum.value() : 3;
         put(paths, "concurrent budget percent", percent);
         put(paths, "concurrent budget minimum", minimum);
-        return problems.core(() -> pins.get(owner, "budget", List.of("concurrent", p, m), () -> RetryBudget.concurrent(p, m)), paths, group);
+        return problems.core(() -> budgetPin(owner, List.of("concurrent", p, m), () -> Named.concurrent(name, p, m)), paths, group);
       }
       default:
         throw new IllegalStateException("unreachable: " + kind);
     }
+  }
+
+  /** A policy's own budget: a new one (settings changed) takes over the spent share of the one it replaces. */
+  private RetryBudget budgetPin(String owner, Object spec, java.util.function.Supplier<RetryBudget> make) {
+    return pins.get(owner, "budget", spec, (RetryBudget previous) -> {
+      RetryBudget made = make.get();
+      if (previous != null) {
+        Carry.spentShare(previous, made);
+      }
+      return made;
+    }, previous -> false);
   }
 
   static String kebab(Enum<?> value) {

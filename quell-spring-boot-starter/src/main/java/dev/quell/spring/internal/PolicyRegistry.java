@@ -1,7 +1,9 @@
 package dev.quell.spring.internal;
 
+import dev.quell.CircuitBreaker;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
+import dev.quell.TimeSource;
 import dev.quell.http.internal.ResponseClassifier;
 import dev.quell.spring.QuellProperties;
 import dev.quell.spring.QuellProperties.Preset;
@@ -52,6 +54,10 @@ public final class PolicyRegistry {
   private final Map<String, Resilience> implicit = new ConcurrentHashMap<>();
   private final Map<String, HostScope> hosts = new ConcurrentHashMap<>();
   private volatile State state;
+  /** Deferred breakers that closed, by identity, with when they were first seen closed (under this object's lock). */
+  private final Map<Object, Long> closedSince = new IdentityHashMap<>();
+  private volatile long settleNotBefore = TimeSource.system().nanoTime();
+  private volatile int closedSeen;
 
   /**
    * Builds every configured policy from {@code environment}.
@@ -91,7 +97,8 @@ public final class PolicyRegistry {
 
   /**
    * Binds the {@code quell.*} properties again and rebuilds every policy. Budgets, breakers and limiters
-   * whose settings did not change are kept.
+   * whose settings did not change are kept; those whose settings changed take the old ones' state over
+   * (see {@link Carry}).
    *
    * @throws QuellPropertiesException when the new properties have problems; the policies in force stay
    */
@@ -118,6 +125,8 @@ public final class PolicyRegistry {
     // the defaults are checked even when no policy is configured: every implicit policy is made of them
     new PolicyFactory(properties, new Pins().session(), problems, List.of()).build("defaults", null, "defaults", "defaults",
         Preset.DEFAULT);
+    properties.getConfigs().forEach((name, template) ->
+        new PolicyFactory(properties, new Pins().session(), problems, List.of()).checkTemplate(name, template));
     Map<String, Resilience> rebuiltImplicit = new LinkedHashMap<>();
     for (String name : implicitNames(properties)) {
       if (!configured.containsKey(name)) {
@@ -136,6 +145,16 @@ public final class PolicyRegistry {
     }
     if (properties.getDraining().getGrace().isNegative()) {
       problems.add("quell.draining.grace", properties.getDraining().getGrace(), "must be zero or positive");
+    }
+    if (properties.getDefaults().getBaseConfig() != null) {
+      problems.add("quell.defaults.base-config", properties.getDefaults().getBaseConfig(),
+          "does not apply to quell.defaults: every policy inherits them already; name a template on a policy");
+    }
+    if (properties.getEvents().getSize() < 0) {
+      problems.add("quell.events.size", properties.getEvents().getSize(), "must be 0 or more");
+    }
+    if (properties.getDraining().getAnswerTime().isNegative()) {
+      problems.add("quell.draining.answer-time", properties.getDraining().getAnswerTime(), "must be zero or positive");
     }
     problems.throwIfAny();
     session.commit();
@@ -159,8 +178,69 @@ public final class PolicyRegistry {
 
   private void announce(State s) {
     s.shared().values().forEach(telemetry::shared);
-    s.configured().values().forEach(telemetry::built);
-    implicit.values().forEach(telemetry::built);
+    s.configured().forEach((name, p) -> telemetry.built(p, name));
+    implicit.forEach((name, p) -> telemetry.built(p, name));
+  }
+
+  // ---------------------------------------------------------------------------------------- deferred changes
+
+  /**
+   * A breaker that was open, half-open or isolated when its settings changed is kept until it has closed
+   * and ramped traffic back (its old {@code ramp}); then the policies are rebuilt from the properties in
+   * force, and it is replaced by one with the new settings. Asked on every lookup: while nothing is
+   * deferred that is one volatile read; while a deferred breaker is still open, one volatile read each.
+   */
+  private void settleDeferred() {
+    if (!pins.hasDeferred()) {
+      return;
+    }
+    int closed = 0;
+    for (Object live : pins.deferred()) {
+      if (live instanceof CircuitBreaker b && b.state() == CircuitBreaker.State.CLOSED) {
+        closed++;
+      }
+    }
+    // the lock only when one has closed since the last look, or the earliest ramp seen then is over
+    if (closed > 0 && (closed != closedSeen || TimeSource.system().nanoTime() - settleNotBefore >= 0)) {
+      settleDeferredLocked();
+    }
+  }
+
+  private synchronized void settleDeferredLocked() {
+    long now = TimeSource.system().nanoTime();
+    List<Object> deferred = pins.deferred();
+    closedSince.keySet().removeIf(b -> deferred.stream().noneMatch(d -> d == b));
+    boolean ready = false;
+    long notBefore = Long.MAX_VALUE;
+    for (Object live : deferred) {
+      if (live instanceof CircuitBreaker b) {
+        if (b.state() != CircuitBreaker.State.CLOSED) {
+          closedSince.remove(b);
+          continue;
+        }
+        // (a ramp of centuries is capped, so that the sum cannot wrap round)
+        long readyAt = closedSince.computeIfAbsent(b, k -> now) + Math.min(saturatedNanos(b.config().ramp()), Long.MAX_VALUE / 4);
+        if (now - readyAt >= 0) {
+          ready = true;
+          pins.release(b);
+          closedSince.remove(b);
+        } else if (notBefore == Long.MAX_VALUE || readyAt - notBefore < 0) {
+          notBefore = readyAt;
+        }
+      }
+    }
+    settleNotBefore = ready || notBefore == Long.MAX_VALUE ? now : notBefore;
+    closedSeen = closedSince.size();
+    if (ready) {
+      State next = build(state.properties(), List.of(), state.generation() + 1);
+      state = next;
+      announce(next);
+      LOG.info("quell.breaker.settings-applied: a breaker kept open across a refresh has closed; its new settings apply now");
+    }
+  }
+
+  private static long saturatedNanos(java.time.Duration d) {
+    return d.compareTo(java.time.Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
   }
 
   // ------------------------------------------------------------------------------------------------ reading
@@ -170,6 +250,7 @@ public final class PolicyRegistry {
    * use and rebuilt with the others).
    */
   public Resilience policy(String name) {
+    settleDeferred();
     Resilience p = state.configured().get(name);
     if (p != null) {
       return p;
@@ -192,7 +273,7 @@ public final class PolicyRegistry {
     problems.throwIfAny();
     session.commit();
     implicit.put(name, Objects.requireNonNull(p));
-    telemetry.built(p);
+    telemetry.built(p, name);
     return p;
   }
 
@@ -218,6 +299,11 @@ public final class PolicyRegistry {
     return state.properties();
   }
 
+  /** What the policies report to: meters, recent events. */
+  public Telemetry telemetry() {
+    return telemetry;
+  }
+
   /** The calls and requests in flight through the starter. */
   public InFlight inFlight() {
     return inFlight;
@@ -232,6 +318,7 @@ public final class PolicyRegistry {
    * reload with the same live objects.
    */
   public Resilience hostPolicy(String policy, String host, ResponseClassifier.Access access) {
+    settleDeferred();
     HostScope scope = hosts.computeIfAbsent(policy, HostScope::new);
     return scope.get(host, access, state);
   }
@@ -299,7 +386,7 @@ public final class PolicyRegistry {
         problems.throwIfAny();
         session.commit();
         Resilience wrapped = Objects.requireNonNull(p).withClassifier(ResponseClassifier.wrap(p.classifier(), access));
-        telemetry.built(wrapped);
+        telemetry.built(wrapped, policy);
         return wrapped;
       }
     }

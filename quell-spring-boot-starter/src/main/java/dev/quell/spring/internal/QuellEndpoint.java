@@ -5,6 +5,7 @@ import dev.quell.Draining;
 import dev.quell.Limiter;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
+import dev.quell.internal.TelemetryNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,12 +16,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The actuator endpoint {@code quell}: every policy in use with its settings, its live retry budget
  * (tokens, capacity, utilization), circuit breaker (state and window) and limiters (limit, in flight,
  * available), and its per-host copies; the shared budgets; whether the process is draining.
- * {@code /actuator/quell/{name}} shows one policy. Read-only: it changes nothing.
+ * {@code /actuator/quell/{name}} shows one policy; {@code POST /actuator/quell/{name}} isolates or resets its
+ * circuit breaker (see {@link #breaker(String, String)}).
  */
 @Endpoint(id = "quell")
 public final class QuellEndpoint {
@@ -53,6 +58,32 @@ public final class QuellEndpoint {
   public @Nullable Map<String, Object> policy(@Selector String name) {
     Resilience policy = registry.policies().get(name);
     return policy == null ? null : policy(name, policy);
+  }
+
+  /**
+   * Isolates or resets the circuit breaker of policy {@code name} — or of one of its per-host copies,
+   * {@code name:host}: {@code POST /actuator/quell/{name}} with {@code {"breaker": "isolate"}} or
+   * {@code {"breaker": "reset"}}. Answers the breaker as it is then; 404 for a name not in use or a policy
+   * without a breaker; 400 for another action.
+   */
+  @WriteOperation
+  public WebEndpointResponse<Map<String, Object>> breaker(@Selector String name, String breaker) {
+    Resilience policy = registry.policies().get(name);
+    int colon = name.indexOf(':');
+    if (policy == null && colon > 0) {
+      policy = registry.hostPolicies(name.substring(0, colon)).get(name.substring(colon + 1));
+    }
+    CircuitBreaker b = policy == null ? null : policy.breaker().orElse(null);
+    if (b == null) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    switch (breaker.trim().toLowerCase(Locale.ROOT)) {
+      case "isolate" -> b.isolate();
+      case "reset" -> b.reset();
+      default -> throw new InvalidEndpointRequestException("breaker was \"" + breaker + "\": must be isolate or reset",
+          "breaker must be isolate or reset");
+    }
+    return new WebEndpointResponse<>(breaker(b));
   }
 
   private Map<String, Object> policy(String name, Resilience policy) {
@@ -97,7 +128,8 @@ public final class QuellEndpoint {
     return out;
   }
 
-  static String kind(RetryBudget budget) {
+  /** The kind of {@code budget}, as the endpoint and the properties call it. */
+  public static String kind(RetryBudget budget) {
     switch (budget.getClass().getSimpleName()) {
       case "TokenBucket":
         return "token-bucket";
@@ -131,8 +163,7 @@ public final class QuellEndpoint {
   private static Map<String, Object> limiter(Limiter limiter) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("name", limiter.name());
-    String name = limiter.name();
-    out.put("kind", name.contains("-") ? name.substring(0, name.lastIndexOf('-')) : name);
+    out.put("kind", TelemetryNames.limiterKind(limiter));
     out.put("limit", limiter.limit());
     out.put("inFlight", limiter.inFlight());
     out.put("available", limiter.available());

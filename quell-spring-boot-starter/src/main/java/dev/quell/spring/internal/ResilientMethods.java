@@ -1,5 +1,6 @@
 package dev.quell.spring.internal;
 
+import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.spring.Resilient;
 import java.lang.reflect.Method;
@@ -30,7 +31,10 @@ public final class ResilientMethods extends AbstractPointcutAdvisor {
   private static final long serialVersionUID = 1L;
 
   private final transient Supplier<PolicyRegistry> registry;
-  private final transient Map<Method, String> names = new ConcurrentHashMap<>();
+  private final transient Map<Method, Plan> plans = new ConcurrentHashMap<>();
+
+  /** What a call of one method runs: its policy's name, and its fallback if it has one. */
+  private record Plan(String policy, @Nullable Fallback fallback) {}
   private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
     @Override
     public boolean matches(Method method, Class<?> targetClass) {
@@ -39,6 +43,7 @@ public final class ResilientMethods extends AbstractPointcutAdvisor {
         return false;
       }
       check(method, annotation);
+      Fallback.resolve(method, targetClass, annotation); // a fallback that cannot be found stops the start-up
       return true;
     }
   };
@@ -109,22 +114,40 @@ public final class ResilientMethods extends AbstractPointcutAdvisor {
 
   private @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
     Method method = invocation.getMethod();
-    String name = names.computeIfAbsent(method, m -> {
+    Plan plan = plans.computeIfAbsent(method, m -> {
       Object target = invocation.getThis();
-      Resilient r = find(m, target != null ? AopUtils.getTargetClass(target) : m.getDeclaringClass());
+      Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : m.getDeclaringClass();
+      Resilient r = find(m, targetClass);
       if (r == null) {
         throw new IllegalStateException("no @Resilient on " + m);
       }
-      return r.value();
+      return new Plan(r.value(), Fallback.resolve(m, targetClass, r));
     });
     PolicyRegistry policies = registry.get();
-    Resilience policy = policies.policy(name);
+    Resilience policy = policies.policy(plan.policy());
     InFlight inFlight = policies.inFlight();
+    Fallback fallback = plan.fallback();
     if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
       inFlight.enter();
       CompletableFuture<Object> call;
       try {
-        call = policy.executeAsync(() -> stage(invocation));
+        call = fallback == null ? policy.executeAsync(() -> stage(invocation))
+            : policy.runAsync(attempt -> stage(invocation)).thenCompose(outcome -> {
+              if (outcome.failure().isEmpty()) {
+                return CompletableFuture.completedFuture(outcome.value());
+              }
+              try {
+                @SuppressWarnings("unchecked")
+                CompletionStage<Object> answer = (CompletionStage<Object>) fallback(policies, policy, fallback, invocation, outcome);
+                if (answer == null) {
+                  return CompletableFuture.failedFuture(new NullPointerException(
+                      "fallback " + fallback + " returned null instead of a CompletionStage"));
+                }
+                return answer;
+              } catch (Throwable t) {
+                return CompletableFuture.failedFuture(t);
+              }
+            });
       } catch (RuntimeException | Error e) {
         inFlight.exit();
         throw e;
@@ -134,9 +157,34 @@ public final class ResilientMethods extends AbstractPointcutAdvisor {
     }
     inFlight.enter();
     try {
-      return policy.execute(() -> proceed(invocation));
+      if (fallback == null) {
+        return policy.execute(() -> proceed(invocation));
+      }
+      Outcome<Object> outcome = policy.run(() -> proceed(invocation));
+      return outcome.failure().isEmpty() ? outcome.value() : fallback(policies, policy, fallback, invocation, outcome);
     } finally {
       inFlight.exit();
+    }
+  }
+
+  /**
+   * Answers a failed call with its fallback, when one fits the failure; reports how it did. The call's own
+   * outcome was already recorded by the policy's listeners.
+   */
+  private static @Nullable Object fallback(PolicyRegistry policies, Resilience policy, Fallback fallback,
+      MethodInvocation invocation, Outcome<Object> outcome) throws Throwable {
+    Throwable failure = outcome.failure().orElseThrow();
+    Object target = invocation.getThis();
+    if (target == null || !fallback.fits(failure)) {
+      throw failure;
+    }
+    boolean succeeded = false;
+    try {
+      Object answer = fallback.call(target, invocation.getArguments(), failure);
+      succeeded = true;
+      return answer;
+    } finally {
+      policies.telemetry().fallback(policy.name(), outcome, succeeded);
     }
   }
 
