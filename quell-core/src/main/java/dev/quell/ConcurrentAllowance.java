@@ -23,6 +23,11 @@ final class ConcurrentAllowance extends RetryBudget {
   private final int minimum;
   private final AtomicLong state = new AtomicLong();
 
+  @Override
+  RetryBudget named(String name) {
+    return new ConcurrentAllowance(name, percent, minimum);
+  }
+
   ConcurrentAllowance(String name, double percent, int minimum) {
     new Problems()
         .require(Double.isFinite(percent) && percent > 0 && percent <= 1, "concurrent budget percent", percent,

@@ -20,6 +20,11 @@ final class FeedbackThrottle extends RetryBudget {
   private final int ratioMilli;
   private final AtomicInteger balance;
 
+  @Override
+  RetryBudget named(String name) {
+    return new FeedbackThrottle(name, maxMilli / MILLI, ratioMilli / (double) MILLI);
+  }
+
   FeedbackThrottle(String name, int maxTokens, double tokenRatio) {
     new Problems()
         .require(maxTokens > 0 && maxTokens <= 1_000_000, "feedback maxTokens", maxTokens,

@@ -186,6 +186,20 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
    */
   abstract Limiter copy(String name);
 
+  /**
+   * A new limiter of the same kind and configuration, on the same clock, called {@code name}, with
+   * fresh state (a full bucket, nothing in flight, the initial limit). Telemetry reports limiters by
+   * name; a framework that builds limiters from configuration names them after their policy.
+   *
+   * @throws ResilienceConfigurationException if {@code name} is blank
+   */
+  @SuppressWarnings("ConstantConditions") // callers without nullness checking may still pass null
+  public Limiter withName(String name) {
+    new Problems().require(name != null && !name.isBlank(), "limiter name", name == null ? null : '"' + name + '"',
+        "must not be blank").throwIfAny();
+    return copy(name);
+  }
+
   /** {@code d} in nanoseconds, saturating at {@code Long.MAX_VALUE}; {@code d} is not negative. */
   static long saturatedNanos(Duration d) {
     return d.compareTo(MAX_NANOS) >= 0 ? Long.MAX_VALUE : d.toNanos();

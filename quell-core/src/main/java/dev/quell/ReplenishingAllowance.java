@@ -19,6 +19,11 @@ final class ReplenishingAllowance extends RetryBudget {
   private long window;
   private int remaining;
 
+  @Override
+  RetryBudget named(String name) {
+    return new ReplenishingAllowance(name, maxTokens, Duration.ofNanos(periodNanos), time);
+  }
+
   ReplenishingAllowance(String name, int maxTokens, Duration period, TimeSource time) {
     new Problems()
         .require(maxTokens > 0, "replenishing maxTokens", maxTokens, "must be at least 1; to turn the budget off use RetryBudget.NONE")

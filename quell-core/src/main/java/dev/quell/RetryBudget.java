@@ -226,6 +226,32 @@ public abstract sealed class RetryBudget
   /** The most tokens the budget can hold. */
   public abstract double capacity();
 
+  /**
+   * A new budget of the same kind and parameters, on the same clock, called {@code name}, with fresh
+   * state (as {@link #of} and the other factories make one). Telemetry reports budgets by name; a
+   * framework that builds budgets from configuration names them after their policy. {@link #NONE},
+   * {@link #AUTOMATIC} and a {@link #shared} budget (whose name is its identity) are returned as they
+   * are.
+   *
+   * @throws ResilienceConfigurationException if {@code name} is blank
+   */
+  @SuppressWarnings("ConstantConditions") // callers without nullness checking may still pass null
+  public RetryBudget withName(String name) {
+    new Problems().require(name != null && !name.isBlank(), "budget name", name == null ? null : '"' + name + '"',
+        "must not be blank").throwIfAny();
+    return named(name);
+  }
+
+  /** True for a bucket {@link #shared} handed out under its name. */
+  static boolean isShared(TokenBucket bucket) {
+    return SHARED.get(bucket.name()) == bucket;
+  }
+
+  /** See {@link #withName}: the fresh copy, or this budget when it has no state of its own to copy. */
+  RetryBudget named(String name) {
+    return this;
+  }
+
   /** True for {@link #NONE}: no bound at all. */
   public boolean isUnbounded() {
     return false;

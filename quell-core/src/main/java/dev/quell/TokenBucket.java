@@ -61,6 +61,14 @@ final class TokenBucket extends RetryBudget {
         .throwIfAny();
   }
 
+  @Override
+  RetryBudget named(String name) {
+    if (isShared(this)) {
+      return this; // a shared budget's name is its identity
+    }
+    return new TokenBucket(name, fraction, minimumPerSecond, (double) capacityMicros / MICROS, time);
+  }
+
   boolean hasParameters(double fraction, double minimumPerSecond) {
     return Double.compare(fraction, this.fraction) == 0 && Double.compare(minimumPerSecond, this.minimumPerSecond) == 0;
   }

@@ -140,4 +140,27 @@ class EdgeRegressionTest {
     assertThatThrownBy(() -> CircuitBreaker.of("forever", forever, time))
         .hasMessageContaining("breakDuration (forever)").hasMessageNotContaining("PT");
   }
+
+  @Test
+  void aBudgetOrLimiterRenamedIsAFreshOneOfTheSameKindAndTheNameIsChecked() {
+    RetryBudget spent = RetryBudget.of(0.2, 1, time);
+    while (spent.trySpend(Criticality.CRITICAL_PLUS)) {
+      // spend it down
+    }
+    RetryBudget named = spent.withName("inventory:host-1");
+    assertThat(named.name()).isEqualTo("inventory:host-1");
+    assertThat(named.capacity()).isEqualTo(spent.capacity());
+    assertThat(named.tokens()).as("fresh state").isEqualTo(named.capacity());
+    assertThat(RetryBudget.feedback(10, 0.5).withName("f").name()).isEqualTo("f");
+    assertThat(RetryBudget.replenishing(5, Duration.ofSeconds(1), time).withName("r").capacity()).isEqualTo(5);
+    assertThat(RetryBudget.concurrent(0.2, 3).withName("c").name()).isEqualTo("c");
+    assertThat(RetryBudget.NONE.withName("x")).isSameAs(RetryBudget.NONE);
+    RetryBudget shared = RetryBudget.shared("edge-shared-" + System.nanoTime());
+    assertThat(shared.withName("other")).as("a shared budget's name is its identity").isSameAs(shared);
+    assertThat(Limiter.concurrency(7).withName("inventory").name()).isEqualTo("inventory");
+    assertThatThrownBy(() -> spent.withName(" ")).isInstanceOf(ResilienceConfigurationException.class)
+        .hasMessageContaining("budget name");
+    assertThatThrownBy(() -> Limiter.rate(5, 1).withName(null)).isInstanceOf(ResilienceConfigurationException.class)
+        .hasMessageContaining("limiter name");
+  }
 }
