@@ -8,8 +8,13 @@ import dev.quell.sim.internal.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -267,14 +272,14 @@ public final class SimulateCommand implements Callable<Integer> {
           Files.createDirectories(folder);
         } catch (IOException e) {
           throw new OutputException("cannot create the folder " + folder.toAbsolutePath() + " for the chart: "
-              + e.getMessage() + "; give --chart FILE or --no-chart");
+              + why(e) + "; give --chart FILE or --no-chart");
         }
         png = folder.resolve(safeName(defaultStem) + ".png");
       }
       try {
         Chart.png(drawn, png, width, height);
       } catch (IOException e) {
-        throw new OutputException("cannot write the chart to " + png.toAbsolutePath() + ": " + e.getMessage());
+        throw new OutputException("cannot write the chart to " + png.toAbsolutePath() + ": " + why(e));
       }
       notes.println("Chart: " + png.toAbsolutePath());
     }
@@ -415,8 +420,35 @@ public final class SimulateCommand implements Callable<Integer> {
     try {
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new OutputException("cannot write " + file.toAbsolutePath() + ": " + e.getMessage());
+      throw new OutputException("cannot write " + file.toAbsolutePath() + ": " + why(e));
     }
+  }
+
+  /**
+   * Why a write failed, in words: the JDK's exceptions for files often carry nothing but the file's
+   * name as their message ({@code AccessDeniedException: /sys/r.html}), so the kind of failure is
+   * named from the exception's type, and the operating system's reason added when it gave one.
+   */
+  public static String why(IOException e) {
+    String reason = e instanceof FileSystemException ? ((FileSystemException) e).getReason() : null;
+    String kind;
+    if (e instanceof AccessDeniedException) {
+      kind = "permission denied";
+    } else if (e instanceof NoSuchFileException) {
+      kind = "no such file or folder";
+    } else if (e instanceof FileAlreadyExistsException) {
+      kind = "something is already there";
+    } else if (e instanceof NotDirectoryException) {
+      kind = "a part of the path is not a folder";
+    } else if (e instanceof FileSystemException) {
+      kind = reason != null ? reason : "the file system refused (" + e.getClass().getSimpleName() + ")";
+      reason = null;
+    } else {
+      String message = e.getMessage();
+      kind = message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
+    }
+    return reason == null || reason.isBlank() || kind.equalsIgnoreCase(reason) ? kind
+        : kind + " (" + reason + ")";
   }
 
   static long[] parseSeeds(String text) {
