@@ -1,5 +1,6 @@
 package dev.quell.cli;
 
+import dev.quell.cli.internal.FitCommand;
 import dev.quell.cli.internal.SimulateCommand;
 import dev.quell.cli.internal.Versions;
 import java.io.PrintWriter;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "quell", mixinStandardHelpOptions = true, versionProvider = Versions.class,
     description = "Retry budgets for the JVM: measure a policy before you ship it.",
-    subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {SimulateCommand.class, FitCommand.class, CommandLine.HelpCommand.class})
 public final class Quell implements Callable<Integer> {
   @Spec
   @Nullable CommandSpec spec;

@@ -191,6 +191,10 @@ final class Edge {
       }
     }
     latencies.record(elapsedNanos);
+    CallLog log = engine.callLog;
+    if (log != null && this == engine.entry) {
+      log.ended(c.started, elapsedNanos, reason);
+    }
     // by the second the call ended in, as a dashboard's latency panel shows it; calls end in the
     // clock's order, so each second is complete once a call ends in a later one
     int endedIn = engine.second(engine.clock.nanoTime());

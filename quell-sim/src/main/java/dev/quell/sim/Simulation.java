@@ -64,6 +64,14 @@ public final class Simulation {
     return new Engine(this, seed, null).run();
   }
 
+  /**
+   * Runs with {@code seed} and tells {@code log} of every call the load made as it ends: the run's
+   * own access log, for tools that read telemetry (the same seed gives the same calls).
+   */
+  public SimulationReport run(long seed, CallLog log) {
+    return new Engine(this, seed, null, java.util.Objects.requireNonNull(log, "log")).run();
+  }
+
   /** Runs with {@code seed}, counting each simulated second on {@code progress}. */
   SimulationReport run(long seed, Progress progress) {
     return new Engine(this, seed, progress).run();

@@ -56,7 +56,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "reference",
       description = "A built-in scenario (reference, sixteen-pods, fleet, fleet-bounded-queue,"
-          + " fleet-concurrency-limit, topology, outage, outage-hanging, tail-at-scale, hedging-brownout) or a YAML"
+          + " fleet-concurrency-limit, topology, outage, outage-hanging, tail-at-scale, hedging-brownout,"
+          + " known-dependency) or a YAML"
           + " scenario file (default: ${DEFAULT-VALUE}).")
   String scenario = "reference";
 
@@ -79,6 +80,11 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Write the per-second series (with --sweep: one row per value and arm) as CSV to FILE, or to"
           + " standard output when FILE is - or left out.")
   @Nullable String csv;
+
+  @Option(names = "--calls", paramLabel = "FILE",
+      description = "Also write every call of the first arm's first seed to FILE as CSV (timestamp, latency_ms,"
+          + " outcome), as an access log would: what quell fit reads.")
+  @Nullable String calls;
 
   @Option(names = "--chart", paramLabel = "PNG",
       description = "Where to write the chart (default: " + OUTPUT_FOLDER + "/<scenario>.png under the current"
@@ -140,6 +146,10 @@ public final class SimulateCommand implements Callable<Integer> {
     Path chartFile = chart == null ? null : outputFile("--chart", chart, ".png");
     Path htmlFile = html == null ? null : outputFile("--html", html, ".html", ".htm");
     Path csvFile = csv == null || csvToOut ? null : outputFile("--csv", csv, "");
+    Path callsFile = calls == null ? null : outputFile("--calls", calls, ".csv");
+    if (callsFile != null && sweep != null) {
+      throw new ScenarioException("--calls writes one run's calls; it cannot go with --sweep");
+    }
     Sweep sweeping = sweep == null ? null : Sweep.parse(sweep);
     long[] cliSeeds = seeds == null ? null : parseSeeds(seeds);
 
@@ -242,6 +252,10 @@ public final class SimulateCommand implements Callable<Integer> {
         notes.println("Report: " + htmlFile.toAbsolutePath());
       }
     }
+    if (callsFile != null) {
+      writeCalls(callsFile, runs.get(0).arms().get(0).simulation(), chosenSeeds[0]);
+      notes.println("Calls: " + callsFile.toAbsolutePath());
+    }
     int count = 0;
     for (ScenarioResult r : results) {
       count += r.seeds().length * r.arms().size();
@@ -282,6 +296,31 @@ public final class SimulateCommand implements Callable<Integer> {
         throw new OutputException("cannot write the chart to " + png.toAbsolutePath() + ": " + why(e));
       }
       notes.println("Chart: " + png.toAbsolutePath());
+    }
+  }
+
+  /** The calls of one run as an access log: the run again (it is deterministic), streamed to {@code file}. */
+  private static void writeCalls(Path file, dev.quell.sim.Simulation simulation, long seed) {
+    java.time.Instant base = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    try (java.io.BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      out.write("timestamp,latency_ms,outcome\n");
+      java.io.IOException[] failed = {null};
+      simulation.run(seed, (started, elapsed, reason) -> {
+        if (failed[0] != null) {
+          return;
+        }
+        try {
+          out.write(base.plusNanos(started) + "," + String.format(Locale.ROOT, "%.3f", elapsed / 1e6) + ","
+              + (reason == dev.quell.StopReason.SUCCEEDED ? "ok" : "error") + "\n");
+        } catch (java.io.IOException e) {
+          failed[0] = e;
+        }
+      });
+      if (failed[0] != null) {
+        throw failed[0];
+      }
+    } catch (IOException e) {
+      throw new OutputException("cannot write " + file.toAbsolutePath() + ": " + why(e));
     }
   }
 
