@@ -144,6 +144,8 @@ class SimulateCommandTest {
     assertThat(out).contains("In one line (medians of 5 seeds, as in the table): the budget cost this client 7.0"
         + " points of availability (97.5% → 90.5%;")
         .contains("holding its worst second to 1.11× instead of 1.86×.");
+    // the diagnoses' explanations give one run's numbers, and say which
+    assertThat(out).contains("budget off (seed 1): retry storm — ", "budget on (seed 1): healthy — ");
   }
 
   @Test

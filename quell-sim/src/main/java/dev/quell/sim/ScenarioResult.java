@@ -121,9 +121,10 @@ public final class ScenarioResult {
       out.append('\n');
     }
     out.append('\n');
+    // an explanation gives one run's numbers: with several seeds, say which run (the cells above are medians)
     for (ArmResult a : arms) {
-      out.append(a.name()).append(": ").append(a.first().diagnosis().label()).append(" — ")
-          .append(a.first().explanation()).append('\n');
+      out.append(a.name()).append(single ? "" : " (seed " + seeds[0] + ")").append(": ")
+          .append(a.first().diagnosis().label()).append(" — ").append(a.first().explanation()).append('\n');
     }
     return out.toString();
   }
