@@ -127,12 +127,19 @@ class CoreRegressionTest {
     Resilience p = noBudget().withBackoff(Backoff.of((retry, verdict) -> {
       throw new IllegalStateException("broken backoff");
     }));
-    Result r = way.run(p, time, fail(failure), ok("v"));
+    Result r;
+    List<String> warnings;
+    try (CapturedWarnings log = CapturedWarnings.of("dev.quell.Resilience")) {
+      r = way.run(p, time, fail(failure), ok("v"));
+      warnings = log.messages();
+    }
     if (way != Way.FAST) {
       assertThat(r.reason).isEqualTo(StopReason.PERMANENT);
     }
     assertThat(r.thrown).isSameAs(failure);
     assertThat(r.attempts).isEqualTo(1);
+    assertThat(warnings).singleElement().asString().startsWith("quell.policy.misbehaving: policy 'default': backoff")
+        .contains("threw java.lang.IllegalStateException: broken backoff; the call stops retrying");
   }
 
   @ParameterizedTest
@@ -140,9 +147,15 @@ class CoreRegressionTest {
   void aBackoffThatReturnsNullEndsTheCallOnceWithTheLastFailure(Way way) {
     IOException failure = new IOException("down");
     Resilience p = noBudget().withBackoff(Backoff.of((retry, verdict) -> null));
-    Result r = way.run(p, time, fail(failure), ok("v"));
+    Result r;
+    List<String> warnings;
+    try (CapturedWarnings log = CapturedWarnings.of("dev.quell.Resilience")) {
+      r = way.run(p, time, fail(failure), ok("v"));
+      warnings = log.messages();
+    }
     assertThat(r.thrown).isSameAs(failure);
     assertThat(r.attempts).isEqualTo(1);
+    assertThat(warnings).singleElement().asString().endsWith("returned null; the call stops retrying");
   }
 
   @ParameterizedTest

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.constraints.IntRange;
 
 /**
@@ -15,6 +16,16 @@ import net.jqwik.api.constraints.IntRange;
  * at random — takes longer or makes more attempts than it says.
  */
 class ExplainProperties {
+  /**
+   * jqwik notes at INFO that these properties have more edge cases than tries; that is expected here
+   * (many small ranges), and the note would only add noise to every build. Held, so it stays set.
+   */
+  private static final java.util.logging.Logger JQWIK = java.util.logging.Logger.getLogger("net.jqwik");
+
+  @BeforeContainer
+  static void quietJqwik() {
+    JQWIK.setLevel(java.util.logging.Level.WARNING);
+  }
 
   @Property(tries = 4000)
   void theExplainedWorstCaseIsAttainedAndNeverExceeded(

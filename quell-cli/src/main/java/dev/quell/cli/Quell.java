@@ -1,10 +1,15 @@
 package dev.quell.cli;
 
+import dev.quell.cli.internal.FitCommand;
 import dev.quell.cli.internal.SimulateCommand;
 import dev.quell.cli.internal.Versions;
 import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The {@code quell} command. {@code quell simulate} runs a policy against a modelled dependency on a
@@ -17,18 +22,30 @@ import picocli.CommandLine.Command;
  * ./quell simulate --scenario my.yaml --seeds 5 --json
  * </pre>
  *
- * <p>Every mistake on the command line is one line on standard error and exit code 2; a failure to
+ * <p>Every mistake on the command line (no subcommand included) is one line on standard error and exit code 2; a failure to
  * write an output is exit code 1; there is never a stack trace.
  */
 @Command(name = "quell", mixinStandardHelpOptions = true, versionProvider = Versions.class,
     description = "Retry budgets for the JVM: measure a policy before you ship it.",
-    subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
-public final class Quell implements Runnable {
+    subcommands = {SimulateCommand.class, FitCommand.class, CommandLine.HelpCommand.class})
+public final class Quell implements Callable<Integer> {
+  @Spec
+  @Nullable CommandSpec spec;
 
-  /** Prints the usage when no subcommand is given. */
+  /**
+   * Without a subcommand there is nothing to do: the usage goes to standard error and the exit code
+   * is 2, as for any other incomplete command line (so a script that forgot {@code simulate} fails).
+   */
   @Override
-  public void run() {
-    CommandLine.usage(this, System.out);
+  public Integer call() {
+    if (spec == null) {
+      throw new IllegalStateException("picocli injects the spec before calling the command");
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("quell: which command? Give one, for example: quell simulate");
+    spec.commandLine().usage(err);
+    err.flush();
+    return 2;
   }
 
   /** A command line for {@code quell}, ready to {@code execute}; its output goes where you set it. */

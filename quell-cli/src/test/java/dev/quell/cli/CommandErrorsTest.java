@@ -1,12 +1,14 @@
 package dev.quell.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -84,6 +86,12 @@ class CommandErrorsTest {
         file("non-ASCII look-alike key", GOOD.replace("load: {", "lоad: {"), "lоad is not a key here"),
         file("budget hint speaks YAML", GOOD.replace("budget: automatic", "budget: {fraction: 0}"),
             "arms[1].policy.budget", "budget: none"),
+        file("budget off, which YAML reads as false", GOOD.replace("budget: automatic", "budget: off"),
+            "arms[1].policy.budget", "was false", "YAML reads an unquoted off", "write none to turn it off"),
+        file("budget on, which YAML reads as true", GOOD.replace("budget: automatic", "budget: on"),
+            "arms[1].policy.budget", "was true", "YAML reads an unquoted on"),
+        policy("breaker no, which YAML reads as false", "breaker: no", "arms[0].policy.breaker", "was false",
+            "write none to turn it off"),
         file("budget that is a word", GOOD.replace("budget: automatic", "budget: plenty"),
             "arms[1].policy.budget", "none, automatic", "\"plenty\""),
         file("zero capacity", GOOD.replace("capacity: 400", "capacity: 0"), "dependency.capacity", "from 1 to"),
@@ -250,6 +258,35 @@ class CommandErrorsTest {
       assertThat(err).as("message").contains(fragment);
     }
     assertThat(quell.out()).as("nothing ran").isEmpty();
+  }
+
+  @Test
+  void withoutASubcommandTheUsageGoesToStandardErrorWithExitCodeTwo() {
+    QuellRunner quell = new QuellRunner();
+    int code = quell.run();
+
+    assertThat(code).isEqualTo(2);
+    assertThat(quell.err()).startsWith("quell: which command?").contains("Usage: quell").contains("simulate");
+    assertThat(quell.out()).isEmpty();
+  }
+
+  @Test
+  void aFileThatCannotBeWrittenSaysWhyWithExitCodeOne() throws Exception {
+    // a folder this user may not write in: a read-only one, or, for root (who may write anywhere else), /sys
+    Path readOnly = Files.createDirectory(dir.resolve("read-only"));
+    readOnly.toFile().setWritable(false);
+    Path folder = Files.isWritable(readOnly) ? Path.of("/sys") : readOnly;
+    assumeTrue(Files.isDirectory(folder), "no folder refuses a file here");
+    try {
+      QuellRunner quell = new QuellRunner();
+      int code = quell.run("simulate", "--no-chart", "--html", folder.resolve("r.html").toString());
+
+      assertThat(code).isEqualTo(1);
+      assertThat(quell.err().strip()).isEqualTo("quell simulate: cannot write " + folder.resolve("r.html")
+          + ": permission denied");
+    } finally {
+      readOnly.toFile().setWritable(true);
+    }
   }
 
   private static Path huge() throws Exception {

@@ -82,7 +82,7 @@ class SimulateCommandTest {
     assertThat(quell.run("simulate", "--csv", csv.toString(), "--no-chart")).as(quell.err()).isZero();
     var lines = Files.readAllLines(csv);
     assertThat(lines.get(0)).startsWith("arm,seed,second,offered,first_attempts,retries,retries_refused,succeeded,")
-        .endsWith("budget_tokens,occupancy,queue");
+        .endsWith("budget_tokens,occupancy,queue,latency_p99_ms");
     assertThat(lines).hasSize(1 + 2 * 300);
     assertThat(lines.get(1)).startsWith("budget off,1,0,");
     assertThat(lines.get(301)).startsWith("budget on,1,0,");
@@ -123,6 +123,29 @@ class SimulateCommandTest {
     assertThat(quell.run("simulate", "--scenario", "topology", "--chart", png.toString())).as(quell.err()).isZero();
     assertThat(quell.out()).contains("attempts per call at database");
     assertThat(ImageIO.read(png.toFile())).isNotNull();
+  }
+
+  @Test
+  void inATopologyTheLineNamesTheNodeOfEachFigureAsTheChartDoes() {
+    assertThat(quell.run("simulate", "--scenario", "topology", "--no-chart")).as(quell.err()).isZero();
+    // the entry's worst second (frontend, 4.61×) and the drawn node's (database, 76.83×) are different figures
+    assertThat(quell.out()).contains("saved frontend 17,950 attempts (59% of budgets off's), holding frontend's worst"
+        + " second to 1.34× instead of 4.61× and database's (the deepest node, drawn in the chart) to 2.02× instead"
+        + " of 76.83×.");
+  }
+
+  @Test
+  void withSeveralSeedsTheLineUsesTheMediansTheTableShows() {
+    assertThat(quell.run("simulate", "--seeds", "5", "--no-chart")).as(quell.err()).isZero();
+    String out = quell.out();
+    // the table's medians: availability 97.5% and 90.5% [90.5%–90.7%]; worst second 1.86× [...] and 1.11× [...]
+    assertThat(out).contains("availability                                           97.5%             90.5%"
+        + " [90.5%–90.7%]");
+    assertThat(out).contains("In one line (medians of 5 seeds, as in the table): the budget cost this client 7.0"
+        + " points of availability (97.5% → 90.5%;")
+        .contains("holding its worst second to 1.11× instead of 1.86×.");
+    // the diagnoses' explanations give one run's numbers, and say which
+    assertThat(out).contains("budget off (seed 1): retry storm — ", "budget on (seed 1): healthy — ");
   }
 
   @Test

@@ -59,6 +59,11 @@ final class Edge {
   final long[] callsPerLevel = new long[LEVELS];
   final long[] succeededPerLevel = new long[LEVELS];
   private final LatencyHistogram latencies = new LatencyHistogram();
+  /** The calls that ended in second {@link #latencySecond}; its p99 goes to {@link #p99PerSecond} when it is over. */
+  private final LatencyHistogram secondLatencies = new LatencyHistogram();
+  private int latencySecond = -1;
+  /** p99 of the latency of the calls that ended in each second, in milliseconds; NaN when none ended. */
+  final double[] p99PerSecond;
 
   Edge(Engine engine, String from, Node to, Resilience policy) {
     this.engine = engine;
@@ -79,6 +84,8 @@ final class Edge {
     failedPerSecond = new long[REASONS][seconds];
     tokensPerSecond = new double[seconds];
     Arrays.fill(tokensPerSecond, Double.NaN);
+    p99PerSecond = new double[seconds];
+    Arrays.fill(p99PerSecond, Double.NaN);
     callsPerPhase = new long[phases];
     succeededPerPhase = new long[phases];
     attemptsPerPhase = new long[phases];
@@ -184,6 +191,26 @@ final class Edge {
       }
     }
     latencies.record(elapsedNanos);
+    CallLog log = engine.callLog;
+    if (log != null && this == engine.entry) {
+      log.ended(c.started, elapsedNanos, reason);
+    }
+    // by the second the call ended in, as a dashboard's latency panel shows it; calls end in the
+    // clock's order, so each second is complete once a call ends in a later one
+    int endedIn = engine.second(engine.clock.nanoTime());
+    if (endedIn != latencySecond) {
+      closeLatencySecond();
+      latencySecond = endedIn;
+    }
+    secondLatencies.record(elapsedNanos);
+  }
+
+  private void closeLatencySecond() {
+    if (latencySecond >= 0 && latencySecond < p99PerSecond.length && secondLatencies.total() > 0) {
+      p99PerSecond[latencySecond] = secondLatencies.p99Nanos() / 1e6;
+    }
+    secondLatencies.reset();
+    latencySecond = -1;
   }
 
   /** Records the budget's balance at the end of second {@code s}. */
@@ -192,6 +219,7 @@ final class Edge {
   }
 
   EdgeReport report() {
+    closeLatencySecond();
     return new EdgeReport(this, latencies.quantiles());
   }
 

@@ -51,6 +51,7 @@ public final class EdgeReport {
   private final long[] succeededAt;
   private final long[][] failedAt;
   private final double[] tokens;
+  private final double[] p99;
   private final double[] occupancy;
   private final double[] queue;
   private final double worstSecond;
@@ -101,7 +102,7 @@ public final class EdgeReport {
     this.availabilityBy = Collections.unmodifiableMap(byLevel);
     this.latency = latency;
 
-    // the series stays in primitive arrays (about 165 bytes a second); series() makes Second records on demand
+    // the series stays in primitive arrays (about 175 bytes a second); series() makes Second records on demand
     this.offered = e.offeredPerSecond;
     this.first = e.firstPerSecond;
     this.retried = e.retriesPerSecond;
@@ -112,6 +113,7 @@ public final class EdgeReport {
     this.succeededAt = e.succeededPerSecond;
     this.failedAt = e.failedPerSecond;
     this.tokens = e.tokensPerSecond;
+    this.p99 = e.p99PerSecond;
     int n = offered.length;
     this.occupancy = new double[n];
     this.queue = new double[n];
@@ -161,7 +163,7 @@ public final class EdgeReport {
         }
       }
       return new Second(s, offered[s], first[s], retried[s], hedged[s], refusedAt[s], breakerAt[s], limitedAt[s],
-          succeededAt[s], Collections.unmodifiableMap(failures), tokens[s], occupancy[s], queue[s]);
+          succeededAt[s], Collections.unmodifiableMap(failures), tokens[s], occupancy[s], queue[s], p99[s]);
     }
 
     @Override
@@ -368,7 +370,7 @@ public final class EdgeReport {
       }
       json.endObject();
       json.field("budgetTokens", s.budgetTokens()).field("occupancy", s.occupancy()).field("queue", s.queue())
-          .endObject();
+          .field("latencyP99Ms", s.latencyP99Millis()).endObject();
     }
     json.endArray();
   }

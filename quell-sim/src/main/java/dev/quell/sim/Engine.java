@@ -57,8 +57,14 @@ final class Engine {
   private final Consumer<Outcome<Object>> entryDone = o -> pending--;
 
   private final @Nullable Progress progress;
+  final @Nullable CallLog callLog;
 
   Engine(Simulation simulation, long seed, @Nullable Progress progress) {
+    this(simulation, seed, progress, null);
+  }
+
+  Engine(Simulation simulation, long seed, @Nullable Progress progress, @Nullable CallLog callLog) {
+    this.callLog = callLog;
     this.simulation = simulation;
     this.seed = seed;
     this.progress = progress;

@@ -15,10 +15,16 @@ final class LatencyHistogram {
   private final long[] counts = new long[SUB + 58 * HALF];
   private long total;
   private long maxNanos;
+  /** The lowest and highest bucket used since the last {@link #reset()}: a reset clears only those. */
+  private int lowest = Integer.MAX_VALUE;
+  private int highest = -1;
 
   void record(long nanos) {
     long micros = Math.max(0, nanos) / 1000;
-    counts[index(micros)]++;
+    int i = index(micros);
+    counts[i]++;
+    lowest = Math.min(lowest, i);
+    highest = Math.max(highest, i);
     total++;
     if (nanos > maxNanos) {
       maxNanos = nanos;
@@ -41,6 +47,27 @@ final class LatencyHistogram {
     int shift = (i - SUB) / HALF + 1;
     long lower = ((long) ((i - SUB) % HALF) + HALF) << shift;
     return (lower * 1000L) + ((1000L << shift) >>> 1);
+  }
+
+  /** How many latencies were recorded since the last reset. */
+  long total() {
+    return total;
+  }
+
+  /** Forgets every latency: the histogram of one second is used again for the next. */
+  void reset() {
+    if (highest >= 0) {
+      java.util.Arrays.fill(counts, lowest, highest + 1, 0L);
+    }
+    lowest = Integer.MAX_VALUE;
+    highest = -1;
+    total = 0;
+    maxNanos = 0;
+  }
+
+  /** The 99th percentile in nanoseconds; 0 when nothing was recorded. */
+  long p99Nanos() {
+    return total == 0 ? 0 : at(0.99).toNanos();
   }
 
   Quantiles quantiles() {

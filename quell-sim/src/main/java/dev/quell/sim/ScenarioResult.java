@@ -121,9 +121,10 @@ public final class ScenarioResult {
       out.append('\n');
     }
     out.append('\n');
+    // an explanation gives one run's numbers: with several seeds, say which run (the cells above are medians)
     for (ArmResult a : arms) {
-      out.append(a.name()).append(": ").append(a.first().diagnosis().label()).append(" — ")
-          .append(a.first().explanation()).append('\n');
+      out.append(a.name()).append(single ? "" : " (seed " + seeds[0] + ")").append(": ")
+          .append(a.first().diagnosis().label()).append(" — ").append(a.first().explanation()).append('\n');
     }
     return out.toString();
   }
@@ -328,7 +329,8 @@ public final class ScenarioResult {
    * The per-second series of every arm and seed as CSV with a header row: arm, seed, second, offered,
    * first_attempts, retries, retries_refused, succeeded, hedges, refused_by_breaker, limited, one
    * failed_… column per stop reason, failed,
-   * budget_tokens (empty without a budget), occupancy and queue.
+   * budget_tokens (empty without a budget), occupancy, queue and latency_p99_ms (the p99 of the calls
+   * that ended in the second; empty when none did).
    */
   public String toCsv() {
     StringBuilder out = new StringBuilder("arm,seed,second,offered,first_attempts,retries,retries_refused,succeeded,"
@@ -338,7 +340,7 @@ public final class ScenarioResult {
         out.append(",failed_").append(r.name().toLowerCase(Locale.ROOT));
       }
     }
-    out.append(",failed,budget_tokens,occupancy,queue\n");
+    out.append(",failed,budget_tokens,occupancy,queue,latency_p99_ms\n");
     for (ArmResult a : arms) {
       for (SimulationReport report : a.bands().reports()) {
         for (Second s : report.series()) {
@@ -353,7 +355,8 @@ public final class ScenarioResult {
           }
           out.append(',').append(s.failed()).append(',')
               .append(Double.isNaN(s.budgetTokens()) ? "" : Text.fixed(s.budgetTokens(), 3)).append(',')
-              .append(Text.fixed(s.occupancy(), 3)).append(',').append(Text.fixed(s.queue(), 3)).append('\n');
+              .append(Text.fixed(s.occupancy(), 3)).append(',').append(Text.fixed(s.queue(), 3)).append(',')
+              .append(Double.isNaN(s.latencyP99Millis()) ? "" : Text.fixed(s.latencyP99Millis(), 3)).append('\n');
         }
       }
     }

@@ -24,10 +24,13 @@ import java.util.Map;
  * @param budgetTokens the budget's balance at the end of the second; NaN without a budget
  * @param occupancy the mean number of attempts in service at the target, counting peers
  * @param queue the mean number of attempts waiting at the target, counting peers
+ * @param latencyP99Millis the 99th percentile of the latency of the calls that ended in this second
+ *     (as a dashboard's latency panel counts them, by when they ended), in milliseconds; NaN when none
+ *     ended
  */
 public record Second(int second, long offered, long firstAttempts, long retries, long hedges, long retriesRefused,
     long refusedByBreaker, long limited, long succeeded, Map<StopReason, Long> failures, double budgetTokens,
-    double occupancy, double queue) {
+    double occupancy, double queue, double latencyP99Millis) {
 
   /** Attempts that reached the target: first attempts, retries and hedges. */
   public long attempts() {

@@ -64,6 +64,14 @@ public final class Simulation {
     return new Engine(this, seed, null).run();
   }
 
+  /**
+   * Runs with {@code seed} and tells {@code log} of every call the load made as it ends: the run's
+   * own access log, for tools that read telemetry (the same seed gives the same calls).
+   */
+  public SimulationReport run(long seed, CallLog log) {
+    return new Engine(this, seed, null, java.util.Objects.requireNonNull(log, "log")).run();
+  }
+
   /** Runs with {@code seed}, counting each simulated second on {@code progress}. */
   SimulationReport run(long seed, Progress progress) {
     return new Engine(this, seed, progress).run();
@@ -98,8 +106,9 @@ public final class Simulation {
     walk(target, calls * entryPolicy.attempts(), attempts, edges, nodes);
     long attemptBound = attempts[0] >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.ceil(attempts[0]);
     long callBound = (long) Math.ceil(calls);
-    // kept in the report: per-second counters of each edge and node, a latency histogram per edge
-    long retained = seconds * (edges[0] * 175L + nodes[0] * 40L) + edges[0] * 8_000L + 20_000L;
+    // kept in the report: per-second counters of each edge and node (the p99 of each second too), and two
+    // latency histograms per edge (the run's, and the one second's being counted)
+    long retained = seconds * (edges[0] * 183L + nodes[0] * 40L) + edges[0] * 64_000L + 20_000L;
     // while it runs: the calls in flight, about a kilobyte each with their attempts, timers and futures
     double inFlight = load.rate() * Math.min(longest, duration.toNanos() + Engine.DRAIN_LIMIT) / 1e9;
     long working = Estimate.saturatedMultiply((long) Math.ceil(inFlight) + 1, 1_000.0 * Math.max(1, edges[0]))

@@ -11,6 +11,10 @@
  *   <li>{@link dev.quell.test.TestPolicy}: a policy on a fresh virtual clock, with a recorder.
  *   <li>{@link dev.quell.test.Chaos}: seeded fault and latency injection around the work, off by
  *       default.
+ *   <li>{@link dev.quell.test.PolicyCheck}: a policy regression test: your policy against a model of
+ *       its dependency on the simulator's virtual clock, with assertions on the load multiplier,
+ *       worst second, availability, recovery, attempts per call and p99
+ *       ({@link dev.quell.test.PolicyOutcome}).
  * </ul>
  *
  * <p>docs/testing.md walks through them with examples.

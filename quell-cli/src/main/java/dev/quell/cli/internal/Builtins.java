@@ -14,7 +14,8 @@ import java.util.Optional;
 public final class Builtins {
   /** The names, in the order the help lists them. */
   public static final List<String> NAMES = List.of("reference", "sixteen-pods", "fleet", "fleet-bounded-queue",
-      "fleet-concurrency-limit", "topology", "outage", "outage-hanging", "tail-at-scale", "hedging-brownout");
+      "fleet-concurrency-limit", "topology", "outage", "outage-hanging", "tail-at-scale", "hedging-brownout",
+      "known-dependency");
 
   private Builtins() {}
 

@@ -1,7 +1,7 @@
 package dev.quell.cli.internal;
 
 /** A scenario file or an option that does not make sense; the message says where and why. */
-final class ScenarioException extends RuntimeException {
+public final class ScenarioException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   ScenarioException(String message) {

@@ -100,7 +100,7 @@ public final class ScenarioFile {
     } catch (MalformedInputException e) {
       throw new ScenarioException(file + " is not UTF-8 text");
     } catch (IOException e) {
-      throw new ScenarioException("cannot read scenario file " + file + ": " + e.getMessage(), e);
+      throw new ScenarioException("cannot read scenario file " + file + ": " + SimulateCommand.why(e), e);
     }
     String fallbackName = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
     return parse(text, fallbackName, file.getFileName().toString());
@@ -149,7 +149,7 @@ public final class ScenarioFile {
     }
   }
 
-  static String oneLine(String s) {
+  public static String oneLine(String s) {
     return s.replaceAll("\\s*\\R\\s*", " ").trim();
   }
 
@@ -202,7 +202,17 @@ public final class ScenarioFile {
     if (v instanceof List) {
       return "a list";
     }
+    if (v instanceof Boolean) {
+      // an unquoted off, no, on or yes is a boolean to YAML: the user wrote a word and is owed why it became one
+      return (Boolean) v ? "true (YAML reads an unquoted on, yes or true as true)"
+          : "false (YAML reads an unquoted off, no or false as false)";
+    }
     return String.valueOf(v);
+  }
+
+  /** {@link #show} for a key that takes {@code none}: a false there was meant as none, so say to write none. */
+  static String showWhereNoneIsAllowed(@Nullable Object v) {
+    return Boolean.FALSE.equals(v) ? show(v).replaceFirst("\\)$", "; write none to turn it off)") : show(v);
   }
 
   /** Speaks YAML where the core's messages speak Java. */
@@ -584,7 +594,7 @@ public final class ScenarioFile {
       }
       if (!(raw instanceof Map)) {
         throw s.error("backoff", "must be none, a base such as 50ms, {exponential: 50ms, factor: 2, max: 5s,"
-            + " jitter: full} or {constant: 100ms}, was " + show(raw));
+            + " jitter: full} or {constant: 100ms}, was " + showWhereNoneIsAllowed(raw));
       }
       Section b = s.section("backoff");
       b.only("exponential", "constant", "factor", "max", "jitter");
@@ -637,7 +647,7 @@ public final class ScenarioFile {
         return RetryBudget.AUTOMATIC;
       }
       if (!(raw instanceof Map)) {
-        throw s.error("budget", "must be " + allowed + ", was " + show(raw));
+        throw s.error("budget", "must be " + allowed + ", was " + showWhereNoneIsAllowed(raw));
       }
       Section b = s.section("budget");
       b.only("fraction", "minimumPerSecond", "maxTokens", "tokenRatio", "tokens", "period");
@@ -679,7 +689,7 @@ public final class ScenarioFile {
         return CircuitBreaker.Config.DEFAULT;
       }
       if (!(raw instanceof Map)) {
-        throw s.error("breaker", "must be " + allowed + ", was " + show(raw));
+        throw s.error("breaker", "must be " + allowed + ", was " + showWhereNoneIsAllowed(raw));
       }
       Section b = s.section("breaker");
       b.only("failureRate", "minimumCalls", "window", "consecutiveFailures", "slowCalls", "probes", "probeSuccesses",
@@ -875,7 +885,7 @@ public final class ScenarioFile {
         return null;
       }
       if (!(raw instanceof Map)) {
-        throw s.error("hedge", "must be " + allowed + ", was " + show(raw));
+        throw s.error("hedge", "must be " + allowed + ", was " + showWhereNoneIsAllowed(raw));
       }
       Section h = s.section("hedge");
       h.only("after", "maxExtraLoad", "maxHedges", "floor", "retries");
@@ -925,7 +935,7 @@ public final class ScenarioFile {
       }
       if (!(raw instanceof Map)) {
         throw s.error("measuredTiming", "must be none or {multipleOfP95: 3, floor: 50ms, window: 30s, minSamples: 50},"
-            + " was " + show(raw));
+            + " was " + showWhereNoneIsAllowed(raw));
       }
       Section m = s.section("measuredTiming");
       m.only("multipleOfP95", "floor", "window", "minSamples");

@@ -8,8 +8,13 @@ import dev.quell.sim.internal.Text;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -51,7 +56,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "reference",
       description = "A built-in scenario (reference, sixteen-pods, fleet, fleet-bounded-queue,"
-          + " fleet-concurrency-limit, topology, outage, outage-hanging, tail-at-scale, hedging-brownout) or a YAML"
+          + " fleet-concurrency-limit, topology, outage, outage-hanging, tail-at-scale, hedging-brownout,"
+          + " known-dependency) or a YAML"
           + " scenario file (default: ${DEFAULT-VALUE}).")
   String scenario = "reference";
 
@@ -74,6 +80,11 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Write the per-second series (with --sweep: one row per value and arm) as CSV to FILE, or to"
           + " standard output when FILE is - or left out.")
   @Nullable String csv;
+
+  @Option(names = "--calls", paramLabel = "FILE",
+      description = "Also write every call of the first arm's first seed to FILE as CSV (timestamp, latency_ms,"
+          + " outcome), as an access log would: what quell fit reads.")
+  @Nullable String calls;
 
   @Option(names = "--chart", paramLabel = "PNG",
       description = "Where to write the chart (default: " + OUTPUT_FOLDER + "/<scenario>.png under the current"
@@ -135,6 +146,10 @@ public final class SimulateCommand implements Callable<Integer> {
     Path chartFile = chart == null ? null : outputFile("--chart", chart, ".png");
     Path htmlFile = html == null ? null : outputFile("--html", html, ".html", ".htm");
     Path csvFile = csv == null || csvToOut ? null : outputFile("--csv", csv, "");
+    Path callsFile = calls == null ? null : outputFile("--calls", calls, ".csv");
+    if (callsFile != null && sweep != null) {
+      throw new ScenarioException("--calls writes one run's calls; it cannot go with --sweep");
+    }
     Sweep sweeping = sweep == null ? null : Sweep.parse(sweep);
     long[] cliSeeds = seeds == null ? null : parseSeeds(seeds);
 
@@ -237,6 +252,10 @@ public final class SimulateCommand implements Callable<Integer> {
         notes.println("Report: " + htmlFile.toAbsolutePath());
       }
     }
+    if (callsFile != null) {
+      writeCalls(callsFile, runs.get(0).arms().get(0).simulation(), chosenSeeds[0]);
+      notes.println("Calls: " + callsFile.toAbsolutePath());
+    }
     int count = 0;
     for (ScenarioResult r : results) {
       count += r.seeds().length * r.arms().size();
@@ -267,16 +286,41 @@ public final class SimulateCommand implements Callable<Integer> {
           Files.createDirectories(folder);
         } catch (IOException e) {
           throw new OutputException("cannot create the folder " + folder.toAbsolutePath() + " for the chart: "
-              + e.getMessage() + "; give --chart FILE or --no-chart");
+              + why(e) + "; give --chart FILE or --no-chart");
         }
         png = folder.resolve(safeName(defaultStem) + ".png");
       }
       try {
         Chart.png(drawn, png, width, height);
       } catch (IOException e) {
-        throw new OutputException("cannot write the chart to " + png.toAbsolutePath() + ": " + e.getMessage());
+        throw new OutputException("cannot write the chart to " + png.toAbsolutePath() + ": " + why(e));
       }
       notes.println("Chart: " + png.toAbsolutePath());
+    }
+  }
+
+  /** The calls of one run as an access log: the run again (it is deterministic), streamed to {@code file}. */
+  private static void writeCalls(Path file, dev.quell.sim.Simulation simulation, long seed) {
+    java.time.Instant base = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    try (java.io.BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      out.write("timestamp,latency_ms,outcome\n");
+      java.io.IOException[] failed = {null};
+      simulation.run(seed, (started, elapsed, reason) -> {
+        if (failed[0] != null) {
+          return;
+        }
+        try {
+          out.write(base.plusNanos(started) + "," + String.format(Locale.ROOT, "%.3f", elapsed / 1e6) + ","
+              + (reason == dev.quell.StopReason.SUCCEEDED ? "ok" : "error") + "\n");
+        } catch (java.io.IOException e) {
+          failed[0] = e;
+        }
+      });
+      if (failed[0] != null) {
+        throw failed[0];
+      }
+    } catch (IOException e) {
+      throw new OutputException("cannot write " + file.toAbsolutePath() + ": " + why(e));
     }
   }
 
@@ -415,8 +459,35 @@ public final class SimulateCommand implements Callable<Integer> {
     try {
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new OutputException("cannot write " + file.toAbsolutePath() + ": " + e.getMessage());
+      throw new OutputException("cannot write " + file.toAbsolutePath() + ": " + why(e));
     }
+  }
+
+  /**
+   * Why a write failed, in words: the JDK's exceptions for files often carry nothing but the file's
+   * name as their message ({@code AccessDeniedException: /sys/r.html}), so the kind of failure is
+   * named from the exception's type, and the operating system's reason added when it gave one.
+   */
+  public static String why(IOException e) {
+    String reason = e instanceof FileSystemException ? ((FileSystemException) e).getReason() : null;
+    String kind;
+    if (e instanceof AccessDeniedException) {
+      kind = "permission denied";
+    } else if (e instanceof NoSuchFileException) {
+      kind = "no such file or folder";
+    } else if (e instanceof FileAlreadyExistsException) {
+      kind = "something is already there";
+    } else if (e instanceof NotDirectoryException) {
+      kind = "a part of the path is not a folder";
+    } else if (e instanceof FileSystemException) {
+      kind = reason != null ? reason : "the file system refused (" + e.getClass().getSimpleName() + ")";
+      reason = null;
+    } else {
+      String message = e.getMessage();
+      kind = message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
+    }
+    return reason == null || reason.isBlank() || kind.equalsIgnoreCase(reason) ? kind
+        : kind + " (" + reason + ")";
   }
 
   static long[] parseSeeds(String text) {

@@ -5,19 +5,18 @@ import dev.quell.sim.Phase;
 import dev.quell.sim.ScenarioResult;
 import dev.quell.sim.SimulationReport;
 import dev.quell.sim.internal.Text;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
-import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The run in a sentence or a few: what a guard cost this client and what it did for the dependency,
  * whenever a scenario has two arms that differ in that guard alone — the budget (what it cost and
  * saved), the circuit breaker (the load during the incident and the time to recover), hedging (the
  * tail against the extra attempts); and, after the reference scenario, where to see the budget decide
- * between recovering and not.
+ * between recovering and not. With several seeds every figure is the median the table shows; in a
+ * topology every figure names the node it is about.
  */
 final class Story {
   private Story() {}
@@ -76,69 +75,99 @@ final class Story {
     return lines;
   }
 
-  private static String budget(ScenarioResult.ArmResult off, ScenarioResult.ArmResult on) {
-    SimulationReport without = off.first();
-    SimulationReport with = on.first();
-    double points = 100 * (without.availability() - with.availability());
-    StringBuilder s = new StringBuilder("In one line: the budget ");
-    s.append(Math.abs(points) < 0.05 ? "cost this client no availability"
-        : points > 0 ? "cost this client " + Text.fixed(points, 1) + " points of availability"
-        : "gained this client " + Text.fixed(-points, 1) + " points of availability");
-    s.append(" (").append(Text.percent(without.availability())).append(" → ").append(Text.percent(with.availability()));
-    for (int p = 0; p < without.phases().size(); p++) {
-      Phase phase = without.phases().get(p);
-      if (phase.incident()) {
-        s.append("; ").append(phase.name()).append(": ").append(Text.percent(phase.availability())).append(" → ")
-            .append(Text.percent(with.phases().get(p).availability()));
-        break;
+  /** The median of {@code metric} over the arm's seeds: the figure the table shows (its only run's, with one seed). */
+  private static double median(ScenarioResult.ArmResult arm, ToDoubleFunction<SimulationReport> metric) {
+    return arm.bands().band(metric).median();
+  }
+
+  /** How a sentence opens: with several seeds, it says its figures are the medians the table shows. */
+  private static String opening(ScenarioResult.ArmResult arm, String words) {
+    int seeds = arm.bands().reports().size();
+    return seeds == 1 ? words : words + " (medians of " + seeds + " seeds, as in the table)";
+  }
+
+  /** The first incident's index among the phases, or -1. */
+  private static int incident(SimulationReport model) {
+    for (int p = 0; p < model.phases().size(); p++) {
+      if (model.phases().get(p).incident()) {
+        return p;
       }
     }
-    long saved = without.attempts() - with.attempts();
-    s.append(") and ").append(saved >= 0 ? "saved" : "added to").append(" the dependency ")
-        .append(String.format(Locale.ROOT, "%,d", Math.abs(saved))).append(" attempts (")
-        .append(Text.fixed(100.0 * Math.abs(saved) / Math.max(1, without.attempts()), 0)).append("% of ")
-        .append(off.name()).append("'s), holding its worst second to ").append(Text.fixed(with.worstSecond(), 2))
-        .append("× instead of ").append(Text.fixed(without.worstSecond(), 2)).append("×.");
-    return s.toString();
+    return -1;
+  }
+
+  private static String budget(ScenarioResult.ArmResult off, ScenarioResult.ArmResult on) {
+    SimulationReport model = off.first();
+    // in a topology, every figure says which node it is about: the entry's attempts are not the deepest node's
+    boolean topology = model.nodes().size() > 1;
+    String entry = model.entry().to();
+    double availabilityOff = median(off, SimulationReport::availability);
+    double availabilityOn = median(on, SimulationReport::availability);
+    double points = 100 * (availabilityOff - availabilityOn);
+    StringBuilder s = new StringBuilder(opening(off, "In one line")).append(": the budget");
+    s.append(Math.abs(points) < 0.05 ? " cost this client no availability"
+        : points > 0 ? " cost this client " + Text.fixed(points, 1) + " points of availability"
+        : " gained this client " + Text.fixed(-points, 1) + " points of availability");
+    s.append(" (").append(Text.percent(availabilityOff)).append(" → ").append(Text.percent(availabilityOn));
+    int incident = incident(model);
+    if (incident >= 0) {
+      s.append("; ").append(model.phases().get(incident).name()).append(": ")
+          .append(Text.percent(median(off, r -> r.phases().get(incident).availability()))).append(" → ")
+          .append(Text.percent(median(on, r -> r.phases().get(incident).availability())));
+    }
+    double attemptsOff = median(off, r -> (double) r.attempts());
+    double saved = attemptsOff - median(on, r -> (double) r.attempts());
+    String dependency = topology ? entry : "the dependency";
+    s.append(") and ").append(saved >= 0 ? "saved " : "added to ").append(dependency).append(' ')
+        .append(String.format(Locale.ROOT, "%,d", Math.round(Math.abs(saved)))).append(" attempts (")
+        .append(Text.fixed(100.0 * Math.abs(saved) / Math.max(1, attemptsOff), 0)).append("% of ")
+        .append(off.name()).append("'s), holding ").append(topology ? entry + "'s" : "its")
+        .append(" worst second to ").append(Text.fixed(median(on, SimulationReport::worstSecond), 2))
+        .append("× instead of ").append(Text.fixed(median(off, SimulationReport::worstSecond), 2)).append("×");
+    if (topology) {
+      // the deepest node is where retries compound; the chart draws it, so the sentence names it too
+      String deepest = model.nodes().get(model.nodes().size() - 1).name();
+      s.append(" and ").append(deepest).append("'s (the deepest node, drawn in the chart) to ")
+          .append(Text.fixed(median(on, r -> r.node(deepest).worstSecond()), 2)).append("× instead of ")
+          .append(Text.fixed(median(off, r -> r.node(deepest).worstSecond()), 2)).append("×");
+    }
+    return s.append('.').toString();
   }
 
   private static String breaker(ScenarioResult.ArmResult off, ScenarioResult.ArmResult on) {
-    SimulationReport without = off.first();
-    SimulationReport with = on.first();
-    StringBuilder s = new StringBuilder("The breaker (").append(on.name()).append(" against ").append(off.name())
-        .append(")");
-    int incident = -1;
-    for (int p = 0; p < without.phases().size() && incident < 0; p++) {
-      incident = without.phases().get(p).incident() ? p : -1;
-    }
+    SimulationReport model = off.first();
+    StringBuilder s = new StringBuilder(opening(off, "The breaker (" + on.name() + " against " + off.name() + ")"));
+    int incident = incident(model);
     if (incident >= 0) {
-      Phase a = without.phases().get(incident);
-      Phase b = with.phases().get(incident);
+      Phase a = model.phases().get(incident);
       s.append(" changed what the dependency saw ").append(a.name()).append(" from ")
-          .append(Text.fixed(a.loadMultiplier(), 2)).append("× to ").append(Text.fixed(b.loadMultiplier(), 2))
-          .append("× the offered calls, and the time to recover from ").append(recovery(without.timeToRecover()))
-          .append(" to ").append(recovery(with.timeToRecover())).append('.');
+          .append(Text.fixed(median(off, r -> r.phases().get(incident).loadMultiplier()), 2)).append("× to ")
+          .append(Text.fixed(median(on, r -> r.phases().get(incident).loadMultiplier()), 2))
+          .append("× the offered calls, and the time to recover from ").append(recovery(off)).append(" to ")
+          .append(recovery(on)).append('.');
     } else {
-      s.append(" changed the load multiplier from ").append(Text.fixed(without.loadMultiplier(), 2)).append("× to ")
-          .append(Text.fixed(with.loadMultiplier(), 2)).append("× and availability from ")
-          .append(Text.percent(without.availability())).append(" to ").append(Text.percent(with.availability()))
-          .append('.');
+      s.append(" changed the load multiplier from ").append(Text.fixed(median(off, SimulationReport::loadMultiplier), 2))
+          .append("× to ").append(Text.fixed(median(on, SimulationReport::loadMultiplier), 2))
+          .append("× and availability from ").append(Text.percent(median(off, SimulationReport::availability)))
+          .append(" to ").append(Text.percent(median(on, SimulationReport::availability))).append('.');
     }
     return s.toString();
   }
 
-  private static String recovery(Optional<Duration> ttr) {
-    return ttr.map(d -> d.toSeconds() + " s").orElse("never (in this run)");
+  private static String recovery(ScenarioResult.ArmResult arm) {
+    double seconds = arm.bands().timeToRecoverSeconds().median();
+    return seconds == Double.POSITIVE_INFINITY ? "never (in this run)" : Text.number(seconds) + " s";
   }
 
   private static String hedge(ScenarioResult.ArmResult off, ScenarioResult.ArmResult on) {
-    SimulationReport without = off.first();
-    SimulationReport with = on.first();
-    Function<Duration, String> ms = d -> Text.ms(d.toNanos() / 1e6);
-    double extra = 100.0 * (with.attempts() - without.attempts()) / Math.max(1, without.attempts());
-    return "Hedging (" + on.name() + " against " + off.name() + "): call p99 " + ms.apply(without.latency().p99())
-        + " → " + ms.apply(with.latency().p99()) + " ms, p99.9 " + ms.apply(without.latency().p999()) + " → "
-        + ms.apply(with.latency().p999()) + " ms, for " + Text.fixed(extra, 1) + "% more attempts (worst second "
-        + Text.fixed(without.worstSecond(), 2) + "× → " + Text.fixed(with.worstSecond(), 2) + "×).";
+    ToDoubleFunction<SimulationReport> p99 = r -> r.latency().p99().toNanos() / 1e6;
+    ToDoubleFunction<SimulationReport> p999 = r -> r.latency().p999().toNanos() / 1e6;
+    double attemptsOff = median(off, r -> (double) r.attempts());
+    double extra = 100.0 * (median(on, r -> (double) r.attempts()) - attemptsOff) / Math.max(1, attemptsOff);
+    return opening(off, "Hedging (" + on.name() + " against " + off.name() + ")") + ": call p99 "
+        + Text.ms(median(off, p99)) + " → " + Text.ms(median(on, p99)) + " ms, p99.9 " + Text.ms(median(off, p999))
+        + " → " + Text.ms(median(on, p999)) + " ms, for " + Text.fixed(extra, 1) + "% more attempts (worst second "
+        + Text.fixed(median(off, SimulationReport::worstSecond), 2) + "× → "
+        + Text.fixed(median(on, SimulationReport::worstSecond), 2) + "×).";
   }
 }
