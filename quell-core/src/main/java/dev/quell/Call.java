@@ -274,6 +274,9 @@ class Call {
       r.state = AttemptRecord.RUNNING;
       r.number = ++attempts;
       inFlight++;
+      if (observed) {
+        event(ResilienceEvent.Type.ATTEMPT_STARTED, attemptStart, r.number, r, 0); // the lane ran it unobserved
+      }
       return r;
     }
   }
@@ -1233,8 +1236,36 @@ class Call {
   private void dispatch(ResilienceEvent.Type type, int number, boolean hedge, long elapsed, long duration, long delay,
       @Nullable Verdict verdict, @Nullable Throwable failure, @Nullable StopReason reason,
       CircuitBreaker.@Nullable State breakerState) {
-    String name = policy.name();
     RetryBudget b = budget;
+    observe(observers, policy, b, criticality, type, number, hedge, elapsed, duration, delay, verdict, failure, reason,
+        breakerState);
+    if (listeners.isEmpty()) {
+      return;
+    }
+    String name = policy.name();
+    ResilienceEvent event = new ResilienceEvent(type, name, number, hedge, Duration.ofNanos(Math.max(0, elapsed)),
+        type == ResilienceEvent.Type.ATTEMPT_ENDED ? Duration.ofNanos(Math.max(0, duration)) : null,
+        type == ResilienceEvent.Type.RETRYING || type.isTerminal() && delay > 0 ? Duration.ofNanos(delay) : null,
+        verdict, failure, reason, b.isUnbounded() ? null : b, criticality, breakerState);
+    for (ResilienceListener listener : listeners) {
+      try {
+        listener.onEvent(event);
+      } catch (RuntimeException | LinkageError | AssertionError ignored) {
+        // a listener must never break a call
+      }
+    }
+  }
+
+  /**
+   * What each event means to the allocation-free observers ({@link CallObserver}): the one mapping,
+   * used by every call and by the synchronous lane that tells observers of a first attempt that
+   * succeeded without setting up a call.
+   */
+  static void observe(CallObserver[] observers, Resilience policy, RetryBudget b, Criticality criticality,
+      ResilienceEvent.Type type, int number, boolean hedge, long elapsed, long duration, long delay,
+      @Nullable Verdict verdict, @Nullable Throwable failure, @Nullable StopReason reason,
+      CircuitBreaker.@Nullable State breakerState) {
+    String name = policy.name();
     for (CallObserver o : observers) {
       try {
         switch (type) {
@@ -1267,20 +1298,6 @@ class Call {
         }
       } catch (RuntimeException | LinkageError | AssertionError ignored) {
         // an observer must never break a call
-      }
-    }
-    if (listeners.isEmpty()) {
-      return;
-    }
-    ResilienceEvent event = new ResilienceEvent(type, name, number, hedge, Duration.ofNanos(Math.max(0, elapsed)),
-        type == ResilienceEvent.Type.ATTEMPT_ENDED ? Duration.ofNanos(Math.max(0, duration)) : null,
-        type == ResilienceEvent.Type.RETRYING || type.isTerminal() && delay > 0 ? Duration.ofNanos(delay) : null,
-        verdict, failure, reason, b.isUnbounded() ? null : b, criticality, breakerState);
-    for (ResilienceListener listener : listeners) {
-      try {
-        listener.onEvent(event);
-      } catch (RuntimeException | LinkageError | AssertionError ignored) {
-        // a listener must never break a call
       }
     }
   }

@@ -97,7 +97,11 @@ public final class Resilience {
   final CallObserver[] observers;
   /** Nothing watches, the clock is real and no gate asks about first attempts: the plainest first-attempt fast path applies. */
   final boolean unobservedOnRealClock;
-  /** Nothing watches and the clock is real, but gates or measured timing need the clock: the timed fast path applies. */
+  /**
+   * The clock is real and no plain listener watches, but gates, measured timing or allocation-free
+   * observers ({@link #observers}) need the clock: the timed fast path applies (it tells observers of
+   * a first attempt that succeeded through {@link Call#observe}, the one mapping every call uses).
+   */
   final boolean timedFastPath;
   /** Whether the timed fast path must read the clock when an attempt ends (latency measured, or a gate needs it). */
   final boolean fastEndTime;
@@ -199,7 +203,9 @@ public final class Resilience {
     boolean fastEligible = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE && hedge == null
         && !(liveBudget instanceof ConcurrentAllowance); // (that kind counts every call in flight)
     this.unobservedOnRealClock = fastEligible && firstAttemptUngated && measuredTiming == null;
-    this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
+    boolean observedOnly = plain.isEmpty() && !fast.isEmpty() && timeSource == SystemTime.INSTANCE && hedge == null
+        && !(liveBudget instanceof ConcurrentAllowance);
+    this.timedFastPath = (fastEligible && !unobservedOnRealClock || observedOnly) && noWaits(gates);
     this.hedgedFastPath = plain.isEmpty() && fast.isEmpty() && timeSource == SystemTime.INSTANCE
         && !(liveBudget instanceof ConcurrentAllowance) && firstAttemptUngated && measuredTiming == null
         && hedge != null;
@@ -382,7 +388,9 @@ public final class Resilience {
         && !(liveBudget instanceof ConcurrentAllowance);
     // (a measured hedge's histogram stays: the timed fast path feeds it, the plainest would not)
     this.unobservedOnRealClock = fastEligible && firstAttemptUngated && latencies == null;
-    this.timedFastPath = fastEligible && !unobservedOnRealClock && noWaits(gates);
+    boolean observedOnly = eventListeners.isEmpty() && observers.length > 0 && timeSource == SystemTime.INSTANCE
+        && !(liveBudget instanceof ConcurrentAllowance);
+    this.timedFastPath = (fastEligible && !unobservedOnRealClock || observedOnly) && noWaits(gates);
     this.hedgedFastPath = false; // (it never hedges)
     this.once = this;
   }

@@ -1,5 +1,6 @@
 package dev.quell;
 
+import dev.quell.internal.CallObserver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -231,7 +232,9 @@ final class SyncExecution implements Call.Driver {
   private static <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
     // when every gate decides alike on the watchdog's last sighting of the clock (a steady closed
     // breaker with a window of seconds, a concurrency limit), a success reads no clock at all
-    boolean coarse = policy.fastCoarseTime;
+    CallObserver[] observers = policy.observers;
+    boolean observed = observers.length > 0; // they are told the attempt's duration: read the clock exactly
+    boolean coarse = policy.fastCoarseTime && !observed;
     long start = coarse ? Watchdog.INSTANCE.sighting() : System.nanoTime();
     long timeout = Math.min(policy.attemptCeilingNanos(start), policy.deadlineNanos);
     AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start,
@@ -274,15 +277,23 @@ final class SyncExecution implements Call.Driver {
     boolean timedOut = slot.disarm() && failure != null;
     // the end time, when a success needs one (a latency, a slow-call threshold); otherwise the
     // gates are released at the start time and the call reads the clock once
-    long end = policy.fastEndTime ? System.nanoTime() : coarse ? Watchdog.INSTANCE.sighting() : start;
+    long end = policy.fastEndTime || observed ? System.nanoTime() : coarse ? Watchdog.INSTANCE.sighting() : start;
     Verdict verdict = null;
     if (failure == null && !timedOut) {
       verdict = Call.classify(policy.classifier(), result, null);
       if (verdict.kind() == Verdict.Kind.OK) {
         // the core's decision for an OK verdict: release as succeeded, credit, measure, stop
+        int moved = -1;
+        if (observed) {
+          moved = r.breakerTransition; // a move while admitting; one while releasing is read after
+          r.breakerTransition = -1;
+        }
         releaseFast(policy, r, admitted, Gate.SUCCEEDED, end);
         policy.budget().deposit();
         policy.recordLatency(end - start, end);
+        if (observed) {
+          observeSuccess(policy, observers, r, moved, verdict, end - start);
+        }
         return result;
       }
     }
@@ -290,6 +301,32 @@ final class SyncExecution implements Call.Driver {
       start = slot.startEstimate(System.nanoTime()); // as the plainest path: the watchdog's first sighting of it
     }
     return adopt(policy, callable, ambient, start, timeout, admitted, r.marks, result, failure, timedOut, verdict);
+  }
+
+  /**
+   * Tells allocation-free observers of a first attempt that succeeded in the timed lane, as a call
+   * would have: the attempt started and ended, a breaker move it caused, the call succeeded.
+   */
+  private static void observeSuccess(Resilience policy, CallObserver[] observers, AttemptRecord r, int movedOnAdmit,
+      Verdict verdict, long nanos) {
+    RetryBudget b = policy.budget();
+    Criticality c = Criticality.CRITICAL;
+    Call.observe(observers, policy, b, c, ResilienceEvent.Type.ATTEMPT_STARTED, 1, false, 0, 0, 0, null, null, null,
+        null);
+    if (movedOnAdmit >= 0) {
+      Call.observe(observers, policy, b, c, ResilienceEvent.Type.BREAKER_TRANSITION, 1, false, 0, 0, 0, null, null,
+          null, CircuitBreaker.State.values()[movedOnAdmit]);
+    }
+    Call.observe(observers, policy, b, c, ResilienceEvent.Type.ATTEMPT_ENDED, 1, false, nanos, nanos, 0, verdict,
+        null, null, null);
+    int movedOnRelease = r.breakerTransition;
+    if (movedOnRelease >= 0) {
+      r.breakerTransition = -1;
+      Call.observe(observers, policy, b, c, ResilienceEvent.Type.BREAKER_TRANSITION, 1, false, nanos, 0, 0, null,
+          null, null, CircuitBreaker.State.values()[movedOnRelease]);
+    }
+    Call.observe(observers, policy, b, c, ResilienceEvent.Type.SUCCEEDED, 1, false, nanos, 0, 0, verdict, null,
+        StopReason.SUCCEEDED, null);
   }
 
   /**
