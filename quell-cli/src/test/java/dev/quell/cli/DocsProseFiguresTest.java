@@ -132,7 +132,8 @@ class DocsProseFiguresTest {
     String hedging = "--scenario hedging-brownout";
     says("serve them ({} for the whole minute)", hedging, "  during brownout ×8 (2:00–3:00)", 1, "hedge, no budget",
         AS_IS);
-    says("everything is hedged ({}).", hedging, "worst second", 1, "live p95, no budget", WITHOUT_WHEN);
+    says("even without a budget the worst second is {}.", hedging, "worst second", 1, "live p95, no budget",
+        WITHOUT_WHEN);
     says("the worst second is {} —", hedging, "worst second", 1, "hedge with budget", WITHOUT_WHEN);
     says("The calls recover as if nothing were hedged ({}).", hedging, "time to recover", 1, "hedge with budget",
         AS_IS);
