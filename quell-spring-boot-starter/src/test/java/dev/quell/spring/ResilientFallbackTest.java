@@ -47,6 +47,35 @@ class ResilientFallbackTest {
     }
   }
 
+  /** The example of docs/spring-boot.md, compiled here (the page's block must stand in a test source). */
+  public static class DocsExample {
+    /** The page's client. */
+    public interface InventoryClient {
+      String stock(String sku) throws IOException;
+    }
+
+    private final InventoryClient client;
+    private final java.util.Map<String, String> cache;
+
+    public DocsExample(InventoryClient client, java.util.Map<String, String> cache) {
+      this.client = client;
+      this.cache = cache;
+    }
+
+    @Resilient(value = "inventory", fallback = "cachedStock")
+    public String stock(String sku) throws IOException {
+      return client.stock(sku);
+    }
+
+    String cachedStock(String sku, CallRejectedException refused) {   // a guard said no (budget, breaker, limit)
+      return cache.get(sku);
+    }
+
+    String cachedStock(String sku, IOException failed) {              // the attempts ran out on an IOException
+      return cache.get(sku);
+    }
+  }
+
   public static class Catalog {
     private final Dependency dependency;
 
