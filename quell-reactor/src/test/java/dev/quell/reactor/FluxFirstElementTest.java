@@ -116,4 +116,28 @@ class FluxFirstElementTest {
         .thenCancel().verify();
     assertThat(cancelled).hasValue(1);
   }
+
+  @Test
+  void aFluxIsHedgedUntilItsFirstElementAndTheWinnersStreamGoesOn() {
+    AtomicInteger subscriptions = new AtomicInteger();
+    AtomicInteger cancelled = new AtomicInteger();
+    StepVerifier.withVirtualTime(() -> {
+      Resilience p = Resilience.DEFAULT.withTimeSource(ReactorTime.of(Schedulers.parallel())).withBudget(RetryBudget.NONE)
+          .withHedge(dev.quell.Hedge.after(Duration.ofMillis(100)));
+      return Flux.defer(() -> (subscriptions.incrementAndGet() == 1
+              ? Flux.interval(Duration.ofSeconds(2)).map(i -> "slow" + i)
+              : Flux.interval(Duration.ofMillis(50)).map(i -> "fast" + i))
+          .take(3)
+          .doOnCancel(cancelled::incrementAndGet))
+          .transformDeferred(QuellReactor.of(p));
+    })
+        .expectSubscription()
+        .expectNoEvent(Duration.ofMillis(150))
+        .expectNext("fast0")
+        .thenAwait(Duration.ofMillis(100))
+        .expectNext("fast1", "fast2")
+        .verifyComplete();
+    assertThat(subscriptions).hasValue(2);
+    assertThat(cancelled).as("the slow stream, which lost").hasValue(1);
+  }
 }
