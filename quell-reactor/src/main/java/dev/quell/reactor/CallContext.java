@@ -1,17 +1,32 @@
 package dev.quell.reactor;
 
+import dev.quell.Outcome;
+import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
 /** Moves a {@link ResilienceContext} between Reactor's {@link Context} and the thread, at subscription. */
 final class CallContext {
   private CallContext() {}
 
-  /** The context a call subscribed with {@code downstream} starts in: Reactor's, else none (the thread's stays). */
-  static ResilienceContext.@Nullable Scope open(Context downstream) {
+  /**
+   * Starts the call on the core's asynchronous driver, in the context carried in Reactor's
+   * {@code downstream} context (else the thread's). Returns the core's future, or null when starting
+   * failed, which the subscriber has then been told.
+   */
+  static <T> @Nullable CompletableFuture<Outcome<T>> start(Resilience policy, Resilience.AsyncWork<T> work,
+      Context downstream, CoreSubscriber<?> subscriber) {
     ResilienceContext carried = downstream.getOrDefault(QuellReactor.CONTEXT_KEY, null);
-    return carried == null ? null : carried.open();
+    try (ResilienceContext.Scope ignored = carried == null ? null : carried.open()) {
+      return policy.runAsync(work);
+    } catch (RuntimeException | Error e) {
+      subscriber.onError(Operators.onOperatorError(e, downstream));
+      return null;
+    }
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.quell.reactor;
 import dev.quell.Attempt;
 import dev.quell.Outcome;
 import dev.quell.Resilience;
-import dev.quell.ResilienceContext;
 import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -85,17 +84,9 @@ final class QuellFlux<T> extends FluxOperator<T, T> {
       if (cancelled) {
         return;
       }
-      CompletableFuture<?> f;
-      ResilienceContext.Scope scope = CallContext.open(context);
-      try {
-        f = policy.runAsync(this);
-      } finally {
-        if (scope != null) {
-          scope.close();
-        }
-      }
-      if (!CALL.compareAndSet(this, null, f)) {
-        f.cancel(true);
+      CompletableFuture<?> f = CallContext.start(policy, this, context, actual);
+      if (f != null && !CALL.compareAndSet(this, null, f)) {
+        f.cancel(true); // cancelled while the call was starting
       }
     }
 

@@ -3,7 +3,6 @@ package dev.quell.reactor;
 import dev.quell.Attempt;
 import dev.quell.Outcome;
 import dev.quell.Resilience;
-import dev.quell.ResilienceContext;
 import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -65,16 +64,8 @@ final class QuellMono<T> extends MonoOperator<T, T> {
       if (isCancelled()) {
         return;
       }
-      CompletableFuture<?> f;
-      ResilienceContext.Scope scope = CallContext.open(context);
-      try {
-        f = policy.runAsync(this);
-      } finally {
-        if (scope != null) {
-          scope.close();
-        }
-      }
-      if (!CALL.compareAndSet(this, null, f)) {
+      CompletableFuture<?> f = CallContext.start(policy, this, context, actual);
+      if (f != null && !CALL.compareAndSet(this, null, f)) {
         f.cancel(true); // cancelled while the call was starting
       }
     }
@@ -115,11 +106,6 @@ final class QuellMono<T> extends MonoOperator<T, T> {
       if (f != null && f != CANCELLED) {
         f.cancel(true);
       }
-    }
-
-    @Override
-    public void onNext(T t) {
-      throw new UnsupportedOperationException("signals come from the call's outcome");
     }
 
     @Override

@@ -192,4 +192,16 @@ class ReactorBehaviourTest {
         .expectNext("v").verifyComplete();
     assertThat(budget.tokens()).as("the transient failure took one, the success gave 0.1").isEqualTo(9.1);
   }
+
+  @Test
+  void aDownstreamThatHopsThreadsGetsTheValueAndTheEnd() {
+    Script dep = Script.of().fail(new IOException("flaky")).ok("v");
+    Mono<String> hopped = dep.mono()
+        .transformDeferred(QuellReactor.of(Resilience.DEFAULT.withBudget(RetryBudget.NONE).withBackoff(Backoff.NONE)))
+        .publishOn(Schedulers.single());
+    StepVerifier.create(hopped).expectNext("v").expectComplete().verify(Duration.ofSeconds(30));
+    StepVerifier.create(Mono.<String>empty().transformDeferred(QuellReactor.of(Resilience.DEFAULT))
+        .publishOn(Schedulers.single())).expectComplete().verify(Duration.ofSeconds(30));
+    assertThat(dep.subscriptions).hasValue(2);
+  }
 }
