@@ -51,6 +51,8 @@ public class ReactorBenchmark {
   @State(Scope.Benchmark)
   public static class Policies {
     final Resilience quell = Resilience.DEFAULT;
+    /** DEFAULT without the attempt timeout and the deadline: no timer per attempt (what the timers cost). */
+    final Resilience quellNoTimers = Resilience.DEFAULT.withoutAttemptTimeout().withoutDeadline();
     final Resilience quellFailOnce = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.of(1.0, 1000));
     final Retry resilience4j = Retry.ofDefaults("success");
     final Retry resilience4jFailOnce = Retry.of("fail-once", RetryConfig.custom()
@@ -73,6 +75,7 @@ public class ReactorBenchmark {
     final Mono<String> successHidden = success.hide();
 
     @Nullable Mono<String> successQuell;
+    @Nullable Mono<String> successQuellNoTimers;
     @Nullable Mono<String> successResilience4j;
     @Nullable Mono<String> successReactor;
     @Nullable Mono<String> failOnceQuell;
@@ -82,6 +85,7 @@ public class ReactorBenchmark {
     @org.openjdk.jmh.annotations.Setup
     public void assemble(Policies p) {
       successQuell = success.transformDeferred(QuellReactor.of(p.quell));
+      successQuellNoTimers = success.transformDeferred(QuellReactor.of(p.quellNoTimers));
       successResilience4j = success.transformDeferred(RetryOperator.of(p.resilience4j));
       successReactor = success.retryWhen(reactor.util.retry.Retry.max(2));
       failOnceQuell = failOnce.transformDeferred(QuellReactor.of(p.quellFailOnce));
@@ -116,6 +120,21 @@ public class ReactorBenchmark {
   @Benchmark
   public @Nullable String successQuell(Work work, CpuClock cpu) {
     return work.successQuell.block();
+  }
+
+  /**
+   * For scale: the core's asynchronous call alone under the same policy, with work that answers at
+   * once and no Reactor at all — what the operator builds on.
+   */
+  @Benchmark
+  public @Nullable Object successCoreRunAsync(Policies policies, Work work, CpuClock cpu) {
+    return policies.quell.runAsync(attempt -> java.util.concurrent.CompletableFuture.completedFuture(work.succeed())).join().value();
+  }
+
+  /** Quell without timers, to show what the attempt timeout's timer costs on the real clock. */
+  @Benchmark
+  public @Nullable String successQuellNoTimers(Work work, CpuClock cpu) {
+    return work.successQuellNoTimers.block();
   }
 
   @Benchmark
