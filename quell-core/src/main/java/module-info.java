@@ -17,5 +17,6 @@ module dev.quell {
       dev.quell.http,
       dev.quell.okhttp,
       dev.quell.grpc,
+      dev.quell.reactor,
       dev.quell.spring;
 }
