@@ -16,6 +16,7 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.yield
@@ -78,6 +79,36 @@ class ConcurrentCallsTest {
     assertThat(budget.tokens()).`as`("a cancellation is no failure of the dependency").isEqualTo(10.0)
     assertThat(events.terminals()).hasSize(calls)
     assertThat(events.terminals().map { it.stopReason().orElseThrow() }).containsOnly(StopReason.CANCELLED)
+    assertThat(events.count(ResilienceEvent.Type.RETRYING)).isZero()
+  }
+
+  @Test
+  fun cancelsRacingAnswersOnManyThreadsEndEachCallOnceAndChargeNothing() = runBlocking<Unit> {
+    val budget = RetryBudget.feedback(10, 0.1)
+    val events = EventRecorder()
+    val policy = Resilience.DEFAULT.withBudget(budget).withListener(events)
+    val returned = AtomicInteger()
+    val calls = 500
+    val jobs = (0 until calls).map { i ->
+      val call = launch(Dispatchers.Default) {
+        policy.executeSuspend { delay((i % 3).toLong()); "v" }
+        returned.incrementAndGet()
+      }
+      launch(Dispatchers.Default) {
+        delay(((i + 1) % 3).toLong())
+        call.cancel()
+      }
+      call
+    }
+    jobs.forEach { it.join() }
+
+    val reasons = events.terminals().map { it.stopReason().orElseThrow() }
+    assertThat(reasons).`as`("one terminal event per call").hasSize(calls)
+    assertThat(reasons).containsOnly(StopReason.SUCCEEDED, StopReason.CANCELLED)
+    assertThat(reasons.count { it == StopReason.SUCCEEDED })
+      .`as`("a call can succeed and its caller still be cancelled before it resumes, never the reverse")
+      .isGreaterThanOrEqualTo(returned.get())
+    assertThat(budget.tokens()).`as`("full, and a cancellation takes nothing").isEqualTo(10.0)
     assertThat(events.count(ResilienceEvent.Type.RETRYING)).isZero()
   }
 }
