@@ -35,7 +35,7 @@ public fun <T> Flow<T>.resilient(policy: Resilience): Flow<T> {
   return channelFlow {
     val producer = this
     val ended = coroutineScope {
-      val work = FlowWork(this, producer, upstream)
+      val work = FlowWork(this, producer, upstream, oneAtATime = policy.hedge().isEmpty)
       work.startInline()
       val call = try {
         policy.executeAsync(work)
@@ -57,8 +57,13 @@ public fun <T> Flow<T>.resilient(policy: Resilience): Flow<T> {
 }
 
 /** The attempts of one collection of a resilient flow. */
-private class FlowWork<T>(scope: CoroutineScope, private val producer: ProducerScope<T>, private val upstream: Flow<T>) :
-  AttemptLauncher<T?>(scope) {
+private class FlowWork<T>(
+  scope: CoroutineScope,
+  private val producer: ProducerScope<T>,
+  private val upstream: Flow<T>,
+  /** No hedging: one attempt in flight at a time, so a new attempt means the earlier answers were turned down. */
+  private val oneAtATime: Boolean,
+) : AttemptLauncher<T?>(scope) {
 
   /** Attempts that produced a first element and wait to hear whether they won. */
   private val waiting = ConcurrentLinkedQueue<Waiting<T>>()
@@ -71,7 +76,12 @@ private class FlowWork<T>(scope: CoroutineScope, private val producer: ProducerS
   }
 
   override fun start(attempt: Attempt): CompletionStage<Any> {
-    decide(null, won = false) // a new attempt means every answer before it was turned down
+    if (oneAtATime) {
+      // the core starts the next attempt only after it judged the last one: its first element was
+      // turned down, so its stream stops now rather than at the end of the call. With hedging an
+      // answer may still be on its way to the core while another attempt starts: those wait.
+      decide(null, won = false)
+    }
     return super.start(attempt)
   }
 
