@@ -1,0 +1,30 @@
+package dev.quell.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Each Kotlin benchmark returns the work's value, and the fail-once ones really retry once. */
+class KotlinBenchmarkTest {
+  private final KotlinBenchmark benchmark = new KotlinBenchmark();
+  private final KotlinBenchmark.Policies policies = new KotlinBenchmark.Policies();
+  private final KotlinBenchmark.Work work = new KotlinBenchmark.Work();
+
+  @Test
+  void everyBenchmarkReturnsTheValue() throws Exception {
+    assertThat(benchmark.runBlockingOnly(work)).isEqualTo("ok");
+    assertThat(benchmark.successQuell(policies, work)).isEqualTo("ok");
+    assertThat(benchmark.successResilience4j(policies, work)).isEqualTo("ok");
+  }
+
+  @Test
+  void failOnceRetriesOnceInBothLibraries() throws Exception {
+    for (int i = 0; i < 100; i++) {
+      assertThat(benchmark.failOnceQuell(policies, work)).isEqualTo("ok");
+      assertThat(benchmark.failOnceResilience4j(policies, work)).isEqualTo("ok");
+    }
+    assertThat(policies.quellFailOnce.budget().tokens()).as("every retry funded, every success refunds it")
+        .isEqualTo(policies.quellFailOnce.budget().capacity());
+    assertThat(policies.resilience4jFailOnce.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(100);
+  }
+}
