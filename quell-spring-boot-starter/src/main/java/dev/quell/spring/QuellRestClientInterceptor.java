@@ -5,6 +5,7 @@ import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.ResilienceContext;
 import dev.quell.http.Repeatable;
+import dev.quell.http.internal.Failures;
 import dev.quell.http.internal.Hosts;
 import dev.quell.http.internal.OutboundHeaders;
 import dev.quell.http.internal.ResponseClassifier;
@@ -12,7 +13,6 @@ import dev.quell.http.internal.Superseded;
 import dev.quell.spring.internal.InFlight;
 import dev.quell.spring.internal.PolicyRegistry;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
@@ -118,7 +118,8 @@ public final class QuellRestClientInterceptor implements ClientHttpRequestInterc
       if (response != null) {
         return response;
       }
-      throw rethrow(outcome.failure().orElse(null));
+      // the one mapping every Quell HTTP client uses (quell-http): refusals pass as they are
+      throw Failures.asIOException(outcome.failure().orElse(null), Failures.Refusals.UNCHANGED);
     } finally {
       inFlight.exit();
     }
@@ -139,24 +140,6 @@ public final class QuellRestClientInterceptor implements ClientHttpRequestInterc
       return Repeatable.valueOf(((String) attribute).trim().toUpperCase(java.util.Locale.ROOT));
     }
     return Repeatable.BY_METHOD;
-  }
-
-  private static IOException rethrow(@Nullable Throwable failure) {
-    if (failure instanceof IOException) {
-      return (IOException) failure;
-    }
-    if (failure instanceof InterruptedException) {
-      InterruptedIOException interrupted = new InterruptedIOException(failure.getMessage());
-      interrupted.initCause(failure);
-      return interrupted; // the thread's interrupt flag stays set, as Quell keeps it
-    }
-    if (failure instanceof RuntimeException) {
-      throw (RuntimeException) failure;
-    }
-    if (failure instanceof Error) {
-      throw (Error) failure;
-    }
-    return new IOException("request failed", failure);
   }
 
   @Override
