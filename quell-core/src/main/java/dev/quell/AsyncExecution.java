@@ -355,7 +355,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       this.execution = execution;
     }
 
-    void completeInternally(V value) {
+    void completeInternally(@Nullable V value) {
       super.complete(value);
     }
 

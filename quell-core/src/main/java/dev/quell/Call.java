@@ -163,6 +163,7 @@ class Call {
   /** Set while a thread is inside {@link #deliverClaimed}: which one, for re-entrancy. */
   private @Nullable Thread deliverer;
 
+  @SuppressWarnings("NullAway.Init") // init() sets every field before the call is used; a driver calls it at once
   Call() {}
 
   /** Sets up this new call object. Once per object: a call's state is never handed to another call. Before {@link #start}. */
@@ -1205,7 +1206,7 @@ class Call {
   private void perform(Effect e) {
     switch (e.kind) {
       case FX_EVENT:
-        dispatch(e.type, e.number, e.hedge, e.elapsed, e.duration, e.nanos, e.verdict, e.failure, e.reason,
+        dispatch(java.util.Objects.requireNonNull(e.type), e.number, e.hedge, e.elapsed, e.duration, e.nanos, e.verdict, e.failure, e.reason,
             e.value instanceof CircuitBreaker.State ? (CircuitBreaker.State) e.value : null);
         break;
       case FX_START:

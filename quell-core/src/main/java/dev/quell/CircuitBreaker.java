@@ -1254,7 +1254,7 @@ public final class CircuitBreaker {
         p.require(breakOk, "breaker breakDuration", shown(breakDuration), "must be a positive duration");
         boolean maxOk = maxBreakDuration != null && !maxBreakDuration.isNegative() && !maxBreakDuration.isZero();
         p.require(maxOk, "breaker maxBreakDuration", shown(maxBreakDuration), "must be a positive duration");
-        if (whole && breakOk && maxOk) {
+        if (whole && breakOk && maxOk && maxBreakDuration != null && breakDuration != null) {
           p.require(maxBreakDuration.compareTo(breakDuration) >= 0, "breaker maxBreakDuration", shown(maxBreakDuration),
               "must be at least breakDuration (" + shown(breakDuration) + ")");
         }

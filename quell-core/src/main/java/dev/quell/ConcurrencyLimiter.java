@@ -81,7 +81,7 @@ final class ConcurrencyLimiter extends Limiter {
         if (queuedOf(state.get()) == 0) {
           continue; // the last waiter gave up meanwhile: return the permit the plain way
         }
-        Waiter w = head;
+        Waiter w = java.util.Objects.requireNonNull(head, "a queued waiter"); // queued > 0: the list has a head
         unlink(w);
         waiters.remove(w.attempt);
         state.addAndGet(-ONE_QUEUED); // in flight unchanged: the permit changes hands

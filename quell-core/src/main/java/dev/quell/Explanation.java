@@ -141,10 +141,11 @@ final class Explanation {
         most = Math.max(most, most(true));
       }
       burstHedges = full;
-      this.hedged = worstHedged;
+      Path hp = java.util.Objects.requireNonNull(worstHedged, "a hedged path"); // the loop runs at least once
+      this.hedged = hp;
       this.sequential = sequentialReachable ? worstOf(false) : null;
       Path s = sequential;
-      this.worst = s != null && s.isWorseThan(worstHedged) ? s : worstHedged;
+      this.worst = s != null && s.isWorseThan(hp) ? s : hp;
       this.mostAttempts = Math.max(most, sequentialReachable ? most(false) : 0);
     }
   }
@@ -753,7 +754,8 @@ final class Explanation {
       if (i < last || refused) {
         Stage next = stages.get(i + 1);
         int r = next.first - 1;
-        long[] admit = i + 1 == last && refused ? admitLast : admissions(next, starts[i + 1], g);
+        long[] admit = i + 1 == last && refused ? java.util.Objects.requireNonNull(admitLast)
+            : admissions(next, java.util.Objects.requireNonNull(starts[i + 1]), g);
         ends[i] = new long[] {Math.max(st.ea, admit[0] - hi(r)), Math.min(st.eb, admit[1] - lo(r))};
       }
       if (starts[i] == null) {
@@ -789,7 +791,8 @@ final class Explanation {
       long end = Durations.saturatedAdd(start, runs);
       Stage next = stages.get(i + 1);
       int r = next.first - 1;
-      long[] admit = i + 1 == last && refused ? admitLast : admissions(next, starts[i + 1], g);
+      long[] admit = i + 1 == last && refused ? java.util.Objects.requireNonNull(admitLast)
+          : admissions(next, java.util.Objects.requireNonNull(starts[i + 1]), g);
       long w = Durations.saturatedAdd(end, hi(r)) <= admit[1] ? hi(r) : Math.max(lo(r), admit[0] - end);
       backoff = w;
       t = end + w;

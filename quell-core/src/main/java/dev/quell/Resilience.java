@@ -218,11 +218,11 @@ public final class Resilience {
         : null;
     this.minSamples = measuredTiming != null ? measuredTiming.minSamples() : MeasuredTiming.DEFAULT_MIN_SAMPLES;
     this.hedgeAllowance = measuredHedge
-        ? new TokenBucket("hedge allowance of " + name, hedge.maxExtraLoad().orElseThrow(), 0,
+        ? new TokenBucket("hedge allowance of " + name, Objects.requireNonNull(hedge).maxExtraLoad().orElseThrow(), 0,
             Hedge.ALLOWANCE_BURST, timeSource)
         : null;
     if (measuredHedge && latencies != null) {
-      latencies.cacheQuantile(hedge.quantile());
+      latencies.cacheQuantile(Objects.requireNonNull(hedge).quantile());
     }
     this.fastEndTime = latencies != null || needsEndTime(gates);
     this.fastCoarseTime = !fastEndTime && measuredTiming == null && coarseTime(gates, budgetIndex);

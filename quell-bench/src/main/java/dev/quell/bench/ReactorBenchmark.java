@@ -74,13 +74,13 @@ public class ReactorBenchmark {
     final Mono<String> failOnce = Mono.fromCallable(this::failOnce);
     final Mono<String> successHidden = success.hide();
 
-    @Nullable Mono<String> successQuell;
-    @Nullable Mono<String> successQuellNoTimers;
-    @Nullable Mono<String> successResilience4j;
-    @Nullable Mono<String> successReactor;
-    @Nullable Mono<String> failOnceQuell;
-    @Nullable Mono<String> failOnceResilience4j;
-    @Nullable Mono<String> failOnceReactor;
+    Mono<String> successQuell;
+    Mono<String> successQuellNoTimers;
+    Mono<String> successResilience4j;
+    Mono<String> successReactor;
+    Mono<String> failOnceQuell;
+    Mono<String> failOnceResilience4j;
+    Mono<String> failOnceReactor;
 
     @org.openjdk.jmh.annotations.Setup
     public void assemble(Policies p) {

@@ -73,7 +73,7 @@ public final class Quell implements Callable<Integer> {
     return cl;
   }
 
-  private static String oneLine(String s) {
+  private static String oneLine(@org.jspecify.annotations.Nullable String s) {
     return s == null ? "" : s.replaceAll("\\s*\\R\\s*", " ").trim();
   }
 

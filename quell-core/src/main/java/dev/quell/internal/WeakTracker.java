@@ -291,7 +291,7 @@ public final class WeakTracker<M, T> {
         Object object = ref.get();
         if (object != null) {
           double m = measure.applyAsDouble((M) object);
-          if (chosen == null ? m == m : m > highest) { // (m == m: not NaN)
+          if (chosen == null ? !Double.isNaN(m) : m > highest) {
             highest = m;
             chosen = (M) object;
           }

@@ -122,7 +122,7 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
     value = null;
     failure = null;
     if (cb != null) {
-      cb.apply(v, f);
+      Object unused = cb.apply(v, f); // the driver's own hook: nothing to return
     }
   }
 

@@ -114,7 +114,8 @@ public final class QuellReactor<T> implements UnaryOperator<Publisher<T>> {
 
   /** The {@link ResilienceContext} in {@code view}, or {@link ResilienceContext#EMPTY} when there is none. */
   public static ResilienceContext context(ContextView view) {
-    return view.getOrDefault(CONTEXT_KEY, ResilienceContext.EMPTY);
+    ResilienceContext c = view.getOrDefault(CONTEXT_KEY, ResilienceContext.EMPTY);
+    return c != null ? c : ResilienceContext.EMPTY;
   }
 
   /**

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionException;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A modelled dependency while a run goes on: a multi-server queue with lognormal service times (or a
@@ -172,7 +173,8 @@ final class DependencyNode extends Node {
   }
 
   /** Starts serving {@code r}, or an abandoned attempt when {@code r} is null. */
-  private void begin(Reply r, long now) {
+  /** Starts serving {@code r}, or an attempt nobody waits for any more when it is null. */
+  private void begin(@Nullable Reply r, long now) {
     busy++;
     occupancy.set(now, (double) busy * weight);
     at(now);

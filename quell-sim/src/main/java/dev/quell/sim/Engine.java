@@ -103,14 +103,15 @@ final class Engine {
           ? new DependencyNode(this, (Dependency) t, root.split())
           : new ServiceNode(this, (Service) t));
     }
-    Node root0 = nodes.get(simulation.target().name());
+    Node root0 = java.util.Objects.requireNonNull(nodes.get(simulation.target().name()), "the root node");
     this.entry = new Edge(this, "load", root0, prepare(simulation.policy()));
     edges.add(entry);
     for (Node n : nodes.values()) {
       if (n instanceof ServiceNode) {
         ServiceNode s = (ServiceNode) n;
         for (Service.Downstream d : ((Service) s.model).downstream()) {
-          Edge e = new Edge(this, s.name, nodes.get(d.target().name()), prepare(d.policy()));
+          Edge e = new Edge(this, s.name, java.util.Objects.requireNonNull(nodes.get(d.target().name()),
+              "a downstream node"), prepare(d.policy()));
           s.edges.add(e);
           edges.add(e);
         }

@@ -96,7 +96,7 @@ final class Reply extends CompletableFuture<Object> implements Runnable, DirectS
   public void whenDone(BiFunction<@Nullable Object, @Nullable Throwable, ?> callback) {
     if (isDone()) {
       CompletionException f = failure;
-      callback.apply(f == null ? Node.OK : null, f);
+      Object unused = callback.apply(f == null ? Node.OK : null, f); // (the driver's own hook: nothing to return)
     } else {
       driver = callback;
     }
@@ -107,7 +107,7 @@ final class Reply extends CompletableFuture<Object> implements Runnable, DirectS
     if (d != null) {
       driver = null;
       try {
-        d.apply(value, failed);
+        Object unused = d.apply(value, failed);
       } catch (RuntimeException | Error e) {
         call.edge.engine.failed(e); // a dependent stage would have swallowed it: a run should not
       }

@@ -51,7 +51,7 @@ final class Durations {
     if (t.startsWith("P") || t.startsWith("p")) {
       try {
         Duration d = Duration.parse(t);
-        d.toNanos(); // the simulator works in nanoseconds: refuse what does not fit now, with the key's name
+        long unused = d.toNanos(); // the simulator works in nanoseconds: refuse what does not fit now, with the key's name
         return d;
       } catch (ArithmeticException tooLong) {
         throw new ScenarioException(what + " is too long, was \"" + text + "\"");

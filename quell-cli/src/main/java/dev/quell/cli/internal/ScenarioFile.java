@@ -523,7 +523,7 @@ public final class ScenarioFile {
         throw s.itself("gives both limiter: and limiters:; give one limiter, or a list of them under limiters:");
       }
       Function<TimeSource, Resilience> factory = clock -> build(s, defaultName, clock);
-      factory.apply(TimeSource.system());
+      Resilience unused = factory.apply(TimeSource.system()); // built once now, so a bad policy fails with its key
       return factory;
     }
 

@@ -225,7 +225,7 @@ public final class SimulateCommand implements Callable<Integer> {
       writeOutputs(out, notes, csvFile, csvToOut, sweepResult.toCsv(), chartFile,
           file.scenario().name() + "-sweep-" + sweeping.key(), tradeOff, 1100, 750);
       if (htmlFile != null) {
-        write(htmlFile, HtmlReport.sweep(sweepResult, Chart.svg(tradeOff, 1100, 750), file.source()
+        write(htmlFile, HtmlReport.sweep(sweepResult, Chart.svg(java.util.Objects.requireNonNull(tradeOff), 1100, 750), file.source()
             + "\n# swept: " + sweeping.key() + " = " + String.join(", ", sweeping.values()) + "\n", command, version));
         notes.println("Report: " + htmlFile.toAbsolutePath());
       }
@@ -248,7 +248,7 @@ public final class SimulateCommand implements Callable<Integer> {
       writeOutputs(out, notes, csvFile, csvToOut, csv == null ? "" : result.toCsv(), chartFile,
           file.scenario().name(), run, 1200, 900);
       if (htmlFile != null) {
-        write(htmlFile, HtmlReport.run(result, story, Chart.svg(run, 1200, 900), file.source(), command, version));
+        write(htmlFile, HtmlReport.run(result, story, Chart.svg(java.util.Objects.requireNonNull(run), 1200, 900), file.source(), command, version));
         notes.println("Report: " + htmlFile.toAbsolutePath());
       }
     }

@@ -12,7 +12,7 @@ final class Trees {
 
   @SuppressWarnings("unchecked")
   static Map<String, Object> copy(Map<String, Object> map) {
-    return (Map<String, Object>) copyValue(map);
+    return (Map<String, Object>) java.util.Objects.requireNonNull(copyValue(map)); // a map copies to a map
   }
 
   static @Nullable Object copyValue(@Nullable Object value) {
