@@ -63,7 +63,10 @@ public final class ResponseClassifier implements Classifier {
   @Override
   @SuppressWarnings("ConstantConditions") // a user's classifier may return null all the same
   public Verdict classify(@Nullable Object result, @Nullable Throwable failure) {
-    int status = result == null ? -1 : access.status(result);
+    if (result == null) {
+      return orPermanent(classifier.classify(null, failure));
+    }
+    int status = access.status(result);
     if (status < 0) {
       return orPermanent(classifier.classify(result, failure));
     }

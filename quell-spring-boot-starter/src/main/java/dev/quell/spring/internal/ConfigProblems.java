@@ -81,7 +81,7 @@ final class ConfigProblems {
     if (best == null) {
       return fallback + ": " + problem;
     }
-    Leaf<?> leaf = paths.get(best);
+    Leaf<?> leaf = java.util.Objects.requireNonNull(paths.get(best)); // best is one of its keys
     int ruleAt = problem.indexOf(": ", best.length() + 5);
     String rule = (ruleAt < 0 ? problem : problem.substring(ruleAt + 2))
         .replace("use RetryBudget.NONE", "set budget.kind to none"); // the core speaks Java; the reader writes properties

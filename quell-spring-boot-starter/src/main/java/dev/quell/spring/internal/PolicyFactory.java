@@ -353,7 +353,8 @@ final class PolicyFactory {
       List<Class<? extends Throwable>> p = permanents == null ? List.of() : permanents.value();
       for (Class<? extends Throwable> type : t) {
         if (p.contains(type)) {
-          problems.add(transients.path(), type, "is listed in permanent-exceptions too; name each exception once");
+          problems.add(java.util.Objects.requireNonNull(transients).path(), type, // (t is empty without it)
+              "is listed in permanent-exceptions too; name each exception once");
         }
       }
       Classifier.Rules rules = Classifier.rules();
@@ -473,7 +474,8 @@ final class PolicyFactory {
         return null;
       }
       if (sharedName != null) {
-        problems.add(sharedName.path(), sharedName.value(), "applies only to budget.kind shared, not " + kebab(kind.value()));
+        problems.add(sharedName.path(), sharedName.value(), "applies only to budget.kind shared"
+            + (kind == null ? "" : ", not " + kebab(kind.value())));
         return null;
       }
       return makeBudget(liveName, liveName, kind, parameters, group("budget."), false);
@@ -499,7 +501,7 @@ final class PolicyFactory {
         return new Object[] {false, null};
       }
       if ((slowDuration == null) != (slowRate == null)) {
-        Leaf<?> given = slowDuration != null ? slowDuration : slowRate;
+        Leaf<?> given = java.util.Objects.requireNonNull(slowDuration != null ? slowDuration : slowRate); // one of the two
         problems.add(given.path(), given.value(), "needs breaker.slow-call-duration and breaker.slow-call-rate together");
         return new Object[] {true, null};
       }
@@ -688,7 +690,8 @@ final class PolicyFactory {
       put(paths, "hedge maxHedges", maxHedges);
       put(paths, "hedge floor", floor);
       Hedge hedge = problems.core(() -> {
-        Hedge h = delay != null ? Hedge.after(delay.value()) : Hedge.maxExtraLoad(load.value());
+        Hedge h = delay != null ? Hedge.after(delay.value())
+            : Hedge.maxExtraLoad(java.util.Objects.requireNonNull(load, "hedge.max-extra-load").value());
         if (maxHedges != null) {
           h = h.withMaxHedges(maxHedges.value());
         }
@@ -864,7 +867,9 @@ final class PolicyFactory {
         : maxTokens != null ? BudgetKind.FEEDBACK
         : isShared ? BudgetKind.TOKEN_BUCKET : BudgetKind.AUTOMATIC;
     if (isShared && (kind == BudgetKind.AUTOMATIC || kind == BudgetKind.NONE || kind == BudgetKind.SHARED)) {
-      problems.add(kindLeaf.path(), kebab(kind), "must be token-bucket, feedback, replenishing or concurrent for a shared budget");
+      // (without budget.kind a shared budget is a token bucket: only a kind given can be one of these)
+      problems.add(java.util.Objects.requireNonNull(kindLeaf).path(), kebab(kind),
+          "must be token-bucket, feedback, replenishing or concurrent for a shared budget");
       return null;
     }
     List<Leaf<?>> applicable = switch (kind) {
