@@ -120,8 +120,9 @@ class CommandErrorsTest {
             "arms[0].policy.breaker.window", "too long"),
         policy("breaker break negative", "breaker: {breakDuration: PT-5S}",
             "arms[0].policy.breaker", "breakDuration", "-5"),
+        // how breaker settings fit together is judged where the breaker is built: the policy's key
         policy("breaker longest break below the first", "breaker: {breakDuration: 10s, maxBreakDuration: 5s}",
-            "arms[0].policy.breaker", "maxBreakDuration"),
+            "arms[0].policy", "breaker maxBreakDuration was 5000 ms", "breakDuration (10000 ms)"),
         policy("breaker probes zero", "breaker: {probes: 0}", "arms[0].policy.breaker.probes", "from 1 to 1000"),
         policy("breaker slow calls without a rate", "breaker: {slowCalls: {duration: 2s}}",
             "arms[0].policy.breaker.slowCalls.rate is missing"),
