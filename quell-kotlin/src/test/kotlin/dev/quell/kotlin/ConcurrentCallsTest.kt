@@ -90,11 +90,14 @@ class ConcurrentCallsTest {
     val returned = AtomicInteger()
     val calls = 500
     val jobs = (0 until calls).map { i ->
+      // the cancel races the answer, not the start: a job cancelled before it ran never makes a call
+      val started = CompletableDeferred<Unit>()
       val call = launch(Dispatchers.Default) {
-        policy.executeSuspend { delay((i % 3).toLong()); "v" }
+        policy.executeSuspend { started.complete(Unit); delay((i % 3).toLong()); "v" }
         returned.incrementAndGet()
       }
       launch(Dispatchers.Default) {
+        started.await()
         delay(((i + 1) % 3).toLong())
         call.cancel()
       }
