@@ -179,6 +179,8 @@ class OkHttpSoakTest {
       Threads.assertNoGrowth(threadsBefore, Map.of(
           "OkHttp Dispatcher", 2 * THREADS, // OkHttp's cached dispatcher keeps idle threads for 60 s
           "OkHttp TaskRunner", 4, "Okio Watchdog", 1, // OkHttp's and okio's own daemons
+          // a TaskRunner thread takes the name of the task it runs: the pool's idle-connection closer
+          "OkHttp ConnectionPool connection closer", 1,
           "quell-timer", 1, "quell-watchdog", 1, // the core's two lazily started daemons, one each
           "raw-server-conn", 2 * THREADS), 10); // one per open connection, counted above
       client.dispatcher().executorService().shutdown();
