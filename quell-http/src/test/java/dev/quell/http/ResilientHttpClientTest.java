@@ -644,6 +644,12 @@ class ResilientHttpClientTest {
 
     assertThat(received.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(server.awaitArrived(1, 10)).isTrue();
-    assertThat(server.awaitIdle(10)).as("the response nobody can receive any more was closed").isTrue();
+    // JDK 17 does not always abort an exchange whose future was cancelled (docs/http.md says so): the
+    // response nobody can receive any more is closed, or the exchange the JDK kept going is counted
+    boolean idle = server.awaitIdle(10);
+    assertThat(idle || client.abandonedExchanges() > 0)
+        .as("the response was closed (server idle: %s), or the abandoned exchange counted (%s)", idle,
+            client.abandonedExchanges())
+        .isTrue();
   }
 }
