@@ -61,7 +61,7 @@ class Call {
   }
 
   /** The guarded rejection pause: keeps callers that loop on rejections from spinning. */
-  static final long REJECTION_PAUSE_NANOS = 100_000_000L;
+  static final long REJECTION_PAUSE_NANOS = Decide.REJECTION_PAUSE_NANOS;
 
   // phases
   private static final int NEW = 0;
@@ -283,6 +283,32 @@ class Call {
   }
 
   /**
+   * Takes over, at the wait before its next retry, a call that the synchronous fast lanes carried
+   * this far ({@code SyncExecution.retryHere}): its attempts have all ended and no gate holds
+   * anything of them. The core waits {@code delay} (cut short by a drain's grace, as any wait) and
+   * admits the retry as after any backoff.
+   */
+  void resumeWaiting(int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure, Verdict verdict,
+      long delay) {
+    Effect batch;
+    synchronized (this) {
+      budget.callStarted();
+      attempts = attemptsSoFar;
+      lastResult = result;
+      lastFailure = failure;
+      lastHasValue = failure == null;
+      lastVerdict = verdict;
+      pendingKind = AttemptRecord.RETRY;
+      phase = WAITING;
+      wakeFor = WAKE_ADMIT;
+      Draining.watch(this);
+      outbox(FX_WAKE, null, delay, ++wakeToken);
+      batch = claimOutbox();
+    }
+    deliverClaimed(batch);
+  }
+
+  /**
    * The driver is about to start {@code attempt}'s work. Returns false if it must not — the call
    * stopped since the start was planned — and then the attempt is released as never started.
    * Emits ATTEMPT_STARTED otherwise.
@@ -320,7 +346,7 @@ class Call {
     attempt.state = AttemptRecord.RUNNING;
     attempt.startNanos = now;
     // the attempt may run at most its timeout, and never past the deadline
-    attempt.timeoutNanos = Math.min(policy.attemptCeilingNanos(now), remaining(now));
+    attempt.timeoutNanos = Decide.attemptTimeout(policy.attemptCeilingNanos(now), remaining(now));
     attempt.number = ++attempts;
     planned--;
     inFlight++;
@@ -466,13 +492,8 @@ class Call {
     Verdict verdict = known != null ? known : classify(result, failure);
     lastVerdict = verdict;
     Verdict.Kind kind = verdict.kind();
-    release(attempt, timedOut ? Gate.TIMED_OUT : howEnded(kind), now);
-    if (kind == Verdict.Kind.OK) {
-      budget.deposit();
-      policy.recordLatency(now - attempt.startNanos, now);
-    } else if (kind != Verdict.Kind.PERMANENT) {
-      budget.recordFailure();
-    }
+    release(attempt, Decide.howEnded(kind, timedOut), now);
+    Decide.accounted(policy, budget, kind, now - attempt.startNanos, now);
     if (observed) {
       event(ResilienceEvent.Type.ATTEMPT_ENDED, now, attempt.number, attempt, 0, verdict, failure);
     }
@@ -586,16 +607,15 @@ class Call {
   // ---------------------------------------------------------------- decisions (under the lock)
 
   private void afterAttempt(AttemptRecord attempt, Verdict verdict, long now) {
-    switch (verdict.kind()) {
+    Verdict.Kind kind = verdict.kind();
+    switch (kind) {
       case OK:
         if (attempt.kind == AttemptRecord.HEDGE && observed) {
           event(ResilienceEvent.Type.HEDGE_WON, now, attempt.number, attempt, 0);
         }
-        stop(StopReason.SUCCEEDED, now, 0);
-        return;
+        break;
       case PERMANENT:
-        stop(StopReason.PERMANENT, now, 0);
-        return;
+        break;
       case THROTTLED:
         hedging = false; // the dependency pushes back: no more hedges for this call
         break;
@@ -604,31 +624,20 @@ class Call {
           sendHedge(now); // a transient failure sends the next hedge at once
         }
     }
-    if (inFlight > 0 || planned > 0) {
+    long left = remaining(now);
+    long plan = Decide.afterAttempt(kind, inFlight > 0 || planned > 0, Draining.isDraining(), left, attempts,
+        policy.attempts(), hedges > 0 && !hedge().retries());
+    if (plan == Decide.AWAIT_OTHERS) {
       return; // another attempt is still running; its end decides
     }
-    if (Draining.isDraining()) {
-      stop(StopReason.DRAINING, now, 0); // no new attempt starts once draining has begun
+    if (Decide.stops(plan)) {
+      stop(Decide.reason(plan), now, 0);
       return;
     }
-    long left = remaining(now);
-    if (left <= 0) {
-      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
-      return;
-    }
-    if (attempts >= policy.attempts() || hedges > 0 && !hedge().retries()) {
-      // every attempt failed (with hedging, unless it may retry: every hedge too)
-      stop(StopReason.ATTEMPTS_EXHAUSTED, now, 0);
-      return;
-    }
-    long delay = backoffNanos(verdict);
-    if (delay < 0) {
-      stop(StopReason.PERMANENT, now, 0); // the backoff failed: retrying is off for this call
-      return;
-    }
-    if (delay >= left) {
-      // sleeping would only carry us past the deadline: fail now instead
-      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+    long delay = Decide.afterWait(
+        Decide.backoffNanos(policy.backoff(), policy.backoffMaxNanos, attempts, verdict, time.random(), policy), left);
+    if (Decide.stops(delay)) {
+      stop(Decide.reason(delay), now, 0);
       return;
     }
     if (!budget.wouldFund(criticality) && refusedBeforeWait(now)) {
@@ -660,26 +669,10 @@ class Call {
   private boolean refusedBeforeWait(long now) {
     AttemptRecord r = newRecord(AttemptRecord.RETRY, now);
     r.timeoutNanos = remaining(now);
-    Gate[] g = gates;
-    for (int i = 0; i < g.length; i++) {
-      if (i == budgetGate) {
-        // asked, not charged: the retry is not going to start now
-        if (budget.wouldFund(criticality)) {
-          break;
-        }
-        refused(r, StopReason.BUDGET_EXHAUSTED, budget.retryAfterNanos(criticality), now);
-        return true;
-      }
-      boolean admitted = g[i].tryAdmit(r, i, now);
-      transitions(r, now);
-      if (admitted) {
-        r.admitted = i + 1;
-        continue;
-      }
-      if (g[i].maxWaitNanos() > 0) {
-        break; // this gate would queue the retry rather than refuse it: let the wait decide
-      }
-      refused(r, g[i].refusal(), r.retryAfterNanos, now);
+    int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, budget, now);
+    transitions(r, now);
+    if (refusedBy != Decide.ADMITTED) {
+      refused(r, gates[refusedBy].refusal(), r.retryAfterNanos, now);
       return true;
     }
     release(r, Gate.NOT_STARTED, now);
@@ -693,7 +686,7 @@ class Call {
    */
   private void sendHedge(long now) {
     long left = remaining(now);
-    if (Draining.isDraining() || left <= 0) {
+    if (Decide.mayStart(Draining.isDraining(), left) != null) {
       return; // no new attempt starts; those running decide
     }
     TokenBucket allowance = policy.hedgeAllowance;
@@ -707,17 +700,10 @@ class Call {
     }
     AttemptRecord r = newRecord(AttemptRecord.HEDGE, now);
     r.timeoutNanos = left;
-    Gate[] g = gates;
-    for (int i = 0; i < g.length; i++) {
-      boolean admitted = g[i].tryAdmit(r, i, now);
-      transitions(r, now);
-      if (admitted && r.waitNanos == 0) {
-        r.admitted = i + 1;
-        continue;
-      }
-      if (admitted) {
-        r.admitted = i + 1; // a permit reserved for later is no use to a hedge: give it back
-      }
+    int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_HEDGE, budget, now);
+    transitions(r, now);
+    if (refusedBy != Decide.ADMITTED) {
+      // refused, or a permit reserved for later, which is no use to a hedge: give back what was admitted
       release(r, Gate.NOT_STARTED, now);
       r.state = AttemptRecord.ENDED;
       hedging = false;
@@ -740,13 +726,10 @@ class Call {
 
   /** Asks the gates, in order, to admit an attempt of {@code kind} at {@code now}. */
   private void admit(int kind, long now) {
-    if (Draining.isDraining()) {
-      stop(StopReason.DRAINING, now, 0);
-      return;
-    }
     long left = remaining(now);
-    if (left <= 0) {
-      stop(StopReason.DEADLINE_EXCEEDED, now, 0);
+    StopReason cannot = Decide.mayStart(Draining.isDraining(), left);
+    if (cannot != null) {
+      stop(cannot, now, 0);
       return;
     }
     AttemptRecord r = newRecord(kind, now);
@@ -756,21 +739,9 @@ class Call {
 
   private void admitFrom(AttemptRecord r, int from, long now) {
     Gate[] g = gates;
-    for (int i = from; i < g.length; i++) {
-      if (i == budgetGate && !r.isAdditional()) {
-        r.admitted = i + 1; // first attempts are never charged nor refused by the budget
-        continue;
-      }
-      long waitBefore = r.waitNanos;
-      boolean admitted = g[i].tryAdmit(r, i, now);
-      transitions(r, now);
-      if (admitted) {
-        r.admitted = i + 1;
-        if (r.waitNanos < waitBefore) {
-          r.waitNanos = waitBefore; // waits do not shrink
-        }
-        continue;
-      }
+    int i = Decide.walk(g, budgetGate, r, from, Decide.WALK_ADMIT, budget, now);
+    transitions(r, now);
+    if (i != Decide.ADMITTED) {
       long maxWait = g[i].maxWaitNanos();
       if (maxWait > 0) {
         long bound = Math.min(maxWait, r.timeoutNanos);
@@ -854,12 +825,7 @@ class Call {
   /** Ends the call with a gate's refusal, after the guarded pause (capped by the time left). */
   private void refuse(StopReason reason, long retryAfterNanos, long now) {
     refusalRetryAfterNanos = retryAfterNanos;
-    if (reason == StopReason.DEADLINE_EXCEEDED || reason == StopReason.DRAINING) {
-      stop(reason, now, 0);
-      return;
-    }
-    long pause = Math.max(0, Math.min(REJECTION_PAUSE_NANOS, remaining(now)));
-    stop(reason, now, pause);
+    stop(reason, now, Decide.refusalPause(reason, remaining(now)));
   }
 
   private void planStart(AttemptRecord r, long now) {
@@ -923,15 +889,7 @@ class Call {
 
   /** Gives back every gate that admitted {@code r}, exactly once. */
   private void release(AttemptRecord r, int how, long now) {
-    int n = r.admitted;
-    r.admitted = 0;
-    Gate[] g = gates;
-    for (int i = n - 1; i >= 0; i--) {
-      if (i == budgetGate && !r.isAdditional()) {
-        continue;
-      }
-      g[i].release(r, i, how, now);
-    }
+    Decide.release(gates, budgetGate, r, how, now);
     transitions(r, now);
   }
 
@@ -971,51 +929,9 @@ class Call {
     return r.reset(0, kind, criticality, now, policy.markSlots);
   }
 
-  private static int howEnded(Verdict.Kind kind) {
-    switch (kind) {
-      case OK: return Gate.SUCCEEDED;
-      case TRANSIENT: return Gate.FAILED;
-      case THROTTLED: return Gate.THROTTLED;
-      default: return Gate.REJECTED;
-    }
-  }
-
   /** Time left before the deadline at {@code now}: 0 or more; Long.MAX_VALUE when there is none. */
   long remaining(long now) {
-    long d = deadlineNanos;
-    if (d == Long.MAX_VALUE) {
-      return Long.MAX_VALUE;
-    }
-    return Math.max(0, d - (now - startNanos));
-  }
-
-  /** The backoff before the next retry, saturated; -1 if the backoff itself failed. */
-  private long backoffNanos(Verdict verdict) {
-    Backoff backoff = policy.backoff();
-    long max = policy.backoffMaxNanos;
-    Duration asked = verdict.retryAfter().orElse(null);
-    if (asked != null) {
-      // a server's Retry-After wins over our backoff, capped by the backoff's maximum, never jittered
-      return Math.min(Durations.toNanosSaturated(asked), max);
-    }
-    if (backoff instanceof Backoff.Exponential) {
-      return Math.min(((Backoff.Exponential) backoff).delayNanos(attempts, verdict, time.random()), max);
-    }
-    if (backoff instanceof Backoff.Constant) {
-      return Math.min(((Backoff.Constant) backoff).delayNanos(), max);
-    }
-    Duration d;
-    try {
-      d = backoff.delay(attempts, verdict, time.random());
-    } catch (RuntimeException | LinkageError | AssertionError e) {
-      policy.warnOnce("backoff " + backoff + " threw " + e + "; the call stops retrying");
-      return -1;
-    }
-    if (d == null) {
-      policy.warnOnce("backoff " + backoff + " returned null; the call stops retrying");
-      return -1;
-    }
-    return Math.min(Math.max(0, Durations.toNanosSaturated(d)), max);
+    return Decide.remaining(deadlineNanos, startNanos, now);
   }
 
   private Verdict classify(@Nullable Object result, @Nullable Throwable failure) {
@@ -1380,14 +1296,7 @@ class Call {
 
   /** The Retry-After to report: the refusing gate's, or the dependency's if that is later. */
   @Nullable Duration retryAfter() {
-    long gate = refusalRetryAfterNanos;
-    long server = -1;
-    Verdict v = lastVerdict;
-    if (v != null && v.retryAfter().isPresent()) {
-      server = Durations.toNanosSaturated(v.retryAfter().get());
-    }
-    long hint = Math.max(gate, server);
-    return hint < 0 ? null : Duration.ofNanos(hint);
+    return Decide.retryAfter(refusalRetryAfterNanos, lastVerdict);
   }
 
   /** The exception the throw style raises for this stopped call, or null when it returns a value. */
@@ -1404,57 +1313,8 @@ class Call {
     if (reason == null) {
       throw new IllegalStateException("call has not stopped");
     }
-    switch (reason) {
-      case SUCCEEDED:
-        return null;
-      case PERMANENT:
-      case ATTEMPTS_EXHAUSTED:
-        return lastHasValue ? null : lastFailure;
-      default:
-        return refusal(reason, thrown);
-    }
-  }
-
-  /** The exception for a call that Quell ended: built only then, so a successful call allocates no text. */
-  private Throwable refusal(StopReason reason, boolean stack) {
-    String policyName = policy.name();
-    String tried = attempts + (attempts == 1 ? " attempt" : " attempts");
-    switch (reason) {
-      case DEADLINE_EXCEEDED:
-        return new DeadlineExceededException(
-            "deadline of " + deadlineText() + " exceeded after " + tried + " in policy '" + policyName + "'",
-            attempts, Duration.ofNanos(Math.max(0, endNanos - startNanos)), lastFailure, stack);
-      case BUDGET_EXHAUSTED:
-        return new CallRejectedException("retry budget '" + budget.name() + "' refused a retry after " + tried
-            + " in policy '" + policyName + "'", reason, attempts, retryAfter(), lastFailure, stack);
-      case DEPENDENCY_UNAVAILABLE:
-        return new CallRejectedException("circuit breaker refused the attempt after " + tried + " in policy '"
-            + policyName + "'", reason, attempts, retryAfter(), lastFailure, stack);
-      case LIMITED:
-        return new RateLimitedException("a limiter refused the attempt after " + tried + " in policy '"
-            + policyName + "'", attempts, retryAfter(), lastFailure, stack);
-      case CANCELLED:
-        Throwable last = lastFailure;
-        if (last != null && isCancellation(last, true)) {
-          return last;
-        }
-        InterruptedException interrupted = new InterruptedException("call cancelled in policy '" + policyName + "'");
-        if (last != null) {
-          interrupted.initCause(last);
-        }
-        return interrupted;
-      default:
-        return new CallRejectedException("draining: no new attempt starts (policy '" + policyName + "', after "
-            + tried + ")", reason, attempts, retryAfter(), lastFailure, stack);
-    }
-  }
-
-  private String deadlineText() {
-    long d = deadlineNanos;
-    if (d == Long.MAX_VALUE) {
-      return "(none)";
-    }
-    return Duration.ofNanos(d).toMillis() + " ms";
+    return Decide.failure(reason, policy, budget, attempts, deadlineNanos, endNanos - startNanos, lastHasValue,
+        lastFailure, lastVerdict, refusalRetryAfterNanos, thrown);
   }
 
   <T> Outcome<T> toOutcome() {

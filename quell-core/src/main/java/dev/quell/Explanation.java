@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Explanation {
   static final long NONE = Long.MAX_VALUE;
-  static final long PAUSE = Call.REJECTION_PAUSE_NANOS;
+  static final long PAUSE = Decide.REJECTION_PAUSE_NANOS;
 
   private final Resilience policy;
   final int attempts;
@@ -184,37 +184,27 @@ final class Explanation {
 
   // ---------------------------------------------------------------- waits
 
-  /** [lo, hi, exact] of the wait before retry {@code r} after {@code verdict}, as {@link Call}'s backoffNanos computes it. */
+  /**
+   * [lo, hi, exact] of the wait before retry {@code r} after {@code verdict}: the core's own
+   * arithmetic ({@link Decide#backoffNanos}) asked at the ends of the jitter's range.
+   */
   private long[] waits(Verdict verdict, int r) {
-    long max = Durations.toNanosSaturated(policy.backoffMax);
-    if (verdict.retryAfter().isPresent()) {
-      long w = Math.min(Durations.toNanosSaturated(verdict.retryAfter().get()), max);
-      return new long[] {w, w, 1};
-    }
+    long max = policy.backoffMaxNanos;
     Backoff b = policy.backoff();
-    long least = delay(b, r, verdict, Extreme.LEAST, max);
-    long most = delay(b, r, verdict, Extreme.MOST, max);
+    long least = Decide.backoffNanos(b, max, r, verdict, Extreme.LEAST, null);
+    long most = Decide.backoffNanos(b, max, r, verdict, Extreme.MOST, null);
     if (least < 0 || most < 0) {
       return new long[] {-1, -1, 1};
     }
-    if (b instanceof Backoff.Exponential || b instanceof Backoff.Constant) {
+    if (verdict.retryAfter().isPresent() || b instanceof Backoff.Exponential || b instanceof Backoff.Constant) {
       return new long[] {Math.min(least, most), Math.max(least, most), 1};
     }
     // a custom backoff: exact only if it ignores the random source
-    long seeded = delay(b, r, verdict, new java.util.SplittableRandom(r), max);
+    long seeded = Decide.backoffNanos(b, max, r, verdict, new java.util.SplittableRandom(r), null);
     if (least == most && most == seeded) {
       return new long[] {least, most, 1};
     }
     return new long[] {0, max, 0};
-  }
-
-  private static long delay(Backoff b, int r, Verdict v, RandomGenerator random, long max) {
-    try {
-      Duration d = b.delay(r, v, random);
-      return d == null ? -1 : Math.min(Math.max(0, Durations.toNanosSaturated(d)), max);
-    } catch (RuntimeException | LinkageError | AssertionError e) {
-      return -1;
-    }
   }
 
   /** A random source that always draws its least (or its greatest) value: the ends of a jitter's range. */
@@ -623,7 +613,7 @@ final class Explanation {
       st.sa = a;
       st.sb = Math.min(Durations.saturatedAdd(b, g), lastInstant);
       int done; // attempts made once this stage ends before the deadline
-      boolean stops = false;
+      boolean hedgesEndIt = false;
       Ending stopEnding = Ending.EXHAUSTED;
       if (hedging && k == 1) {
         Burst x = burst(ceiling, NONE);
@@ -643,7 +633,7 @@ final class Explanation {
           found.add(new Candidate(d, burst(ceiling, d - s).started, Ending.CUT, index, s, s, -1));
         }
         done = x.started;
-        stops = x.stops;
+        hedgesEndIt = x.stops;
         stopEnding = x.ending;
       } else {
         st.longest = ceiling;
@@ -656,27 +646,30 @@ final class Explanation {
           found.add(new Candidate(d, k, Ending.CUT, index, Math.max(st.sa, d - ceiling), st.sb, -1));
         }
         done = k;
-        Verdict.Kind kind = timeoutVerdict.kind();
-        if (kind == Verdict.Kind.OK || kind == Verdict.Kind.PERMANENT) {
-          stops = true;
-          stopEnding = Ending.STOPPED;
-        }
       }
       st.ea = Durations.saturatedAdd(st.sa, st.shortest);
       st.eb = Math.min(Durations.saturatedAdd(st.sb, st.longest), lastInstant);
       if (d != NONE && st.ea >= d) {
         break; // every start of this stage runs into the deadline
       }
-      if (stops || done >= attempts) {
-        found.add(new Candidate(st.eb, done, stopEnding, index, st.eb, st.eb, -1));
+      // what the core decides at the stage's end (Decide), every attempt having timed out; the
+      // deadline is the search's own intervals, so it is not asked here
+      long plan = Decide.afterAttempt(st.burst != null ? Verdict.Kind.TRANSIENT : timeoutVerdict.kind(), false,
+          false, NONE, done, attempts, hedgesEndIt);
+      if (Decide.stops(plan)) {
+        StopReason why = Decide.reason(plan);
+        found.add(new Candidate(st.eb, done, why == StopReason.ATTEMPTS_EXHAUSTED ? stopEnding : Ending.STOPPED,
+            index, st.eb, st.eb, -1));
         break;
       }
       int r = done; // the retry number the backoff is asked for: attempts so far
-      if (lo(r) < 0) {
-        found.add(new Candidate(st.eb, done, Ending.STOPPED, index, st.eb, st.eb, -1));
+      long soonest = Decide.afterWait(lo(r), NONE);
+      if (Decide.stops(soonest) && Decide.reason(soonest) == StopReason.PERMANENT) {
+        found.add(new Candidate(st.eb, done, Ending.STOPPED, index, st.eb, st.eb, -1)); // the backoff failed
         break;
       }
-      if (d != NONE && Durations.saturatedAdd(st.eb, hi(r)) >= d) {
+      if (d != NONE && Decide.stops(Decide.afterWait(hi(r), Math.max(0, d - st.eb)))) {
+        // its longest wait carries the call past its deadline: it stops there
         found.add(new Candidate(st.eb, done, Ending.WAIT_CROSSES, index, st.eb, st.eb, hi(r)));
       }
       if (gates && budgetBounded) {
