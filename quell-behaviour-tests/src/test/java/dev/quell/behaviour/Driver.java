@@ -169,27 +169,30 @@ enum Driver {
 
     /** Starts one call on a participant thread; {@code r} is filled when it ends. */
     Thread begin(Resilience policy, Script script, Ran r) {
+      return time.start("caller", () -> callHere(policy, script, r));
+    }
+
+    /** Runs one call on this (participant) thread and fills {@code r}. */
+    void callHere(Resilience policy, Script script, Ran r) {
       Resilience p = controlled(policy);
       long start = time.nanoTime();
-      return time.start("caller", () -> {
-        try {
-          if (driver == RUN) {
-            Outcome<Object> o = p.run(() -> step(time, script));
-            r.value = o.value();
-            r.thrown = o.failure().orElse(null);
-            r.reason = o.stopReason();
-            assertThat(o.attempts()).as("the outcome's attempts").isEqualTo(script.attempts());
-          } else {
-            r.value = p.execute(() -> step(time, script));
-          }
-        } catch (Exception e) {
-          r.thrown = e;
-        } finally {
-          r.signals++;
-          r.elapsed = Duration.ofNanos(time.nanoTime() - start);
-          Thread.interrupted(); // a cancelled call keeps the flag for its caller: this thread is done
+      try {
+        if (driver == RUN) {
+          Outcome<Object> o = p.run(() -> step(time, script));
+          r.value = o.value();
+          r.thrown = o.failure().orElse(null);
+          r.reason = o.stopReason();
+          assertThat(o.attempts()).as("the outcome's attempts").isEqualTo(script.attempts());
+        } else {
+          r.value = p.execute(() -> step(time, script));
         }
-      });
+      } catch (Exception e) {
+        r.thrown = e;
+      } finally {
+        r.signals++;
+        r.elapsed = Duration.ofNanos(time.nanoTime() - start);
+        Thread.interrupted(); // a cancelled call keeps the flag for its caller: this thread is done
+      }
     }
 
     @Override
