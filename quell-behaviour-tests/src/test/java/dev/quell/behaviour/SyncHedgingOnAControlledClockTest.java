@@ -58,7 +58,7 @@ class SyncHedgingOnAControlledClockTest {
     return first;
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(names = {"EXECUTE", "RUN"})
   void aHedgeThatAnswersFirstWinsAtTheSameVirtualTimeEveryRun(Driver driver) {
     List<Object> discarded = new ArrayList<>();
@@ -71,7 +71,7 @@ class SyncHedgingOnAControlledClockTest {
     assertThat(discarded).isEmpty();
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(names = {"EXECUTE", "RUN"})
   void aPrimaryThatAnswersFirstWinsAndTheStubbornHedgesLateValueIsDiscardedOnceEveryRun(Driver driver) {
     List<Object> discarded = new ArrayList<>();
@@ -82,7 +82,7 @@ class SyncHedgingOnAControlledClockTest {
     assertThat(discarded).containsExactly("late");
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(names = {"EXECUTE", "RUN"})
   void aFailedPrimarySendsTheNextHedgeAtOnceEveryRun(Driver driver) {
     // grpc-java#10145: a transient failure skips the hedging delay
@@ -94,7 +94,7 @@ class SyncHedgingOnAControlledClockTest {
     assertThat(r.elapsed).isEqualTo(Duration.ofMillis(50));
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(names = {"EXECUTE", "RUN"})
   void twoHedgesAndTheDeadlineEndTogetherEveryRun(Driver driver) {
     List<Object> discarded = new ArrayList<>();
