@@ -321,6 +321,16 @@ public final class Resilience {
   }
 
   /**
+   * Hands {@code value} to this policy's discard hook (by default, an {@link AutoCloseable} is
+   * closed), as the core does with a value nobody will see. For integrations that receive a call's
+   * value and then cannot deliver it, because their own caller went away in the same instant (a
+   * coroutine cancelled as the value arrived). Never throws; null is ignored.
+   */
+  public void discard(@Nullable Object value) {
+    discardUnseen(value);
+  }
+
+  /**
    * Hands a value nobody will see — superseded by a retry, a losing hedge's, one that arrived after
    * the call ended — to the discard hook; by default an {@link AutoCloseable} is closed. Never throws.
    */

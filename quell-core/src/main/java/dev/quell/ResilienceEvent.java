@@ -13,7 +13,11 @@ public final class ResilienceEvent {
     ATTEMPT_STARTED(false),
     /** An attempt ended; {@link #verdict()} and {@link #attemptDuration()} say how. */
     ATTEMPT_ENDED(false),
-    /** A retry was funded and will start after {@link #delay()}. */
+    /**
+     * A retry is due after {@link #delay()}, and the budget would fund it now. The budget is charged
+     * when the retry starts: if other callers spend what is left meanwhile, the call ends
+     * {@link #REJECTED_BY_BUDGET} instead.
+     */
     RETRYING(false),
     /** Terminal: an attempt succeeded. */
     SUCCEEDED(true),

@@ -311,18 +311,12 @@ class ExpandedBehaviourTest {
    * hook, once (issue 19 item 2: every value nobody receives reaches its discard hook exactly once,
    * on every driver).
    *
-   * <p>DEFECT, quell-kotlin (main code): fails today. The call ends SUCCEEDED with "v" at 100 ms,
-   * the canceller due at the same instant runs before the caller's coroutine resumes, and
-   * {@code executeSuspend}/{@code runSuspend} await the core's future with
-   * {@code CompletableFuture.await()}, which drops the value when it throws for the cancellation:
-   * the caller gets a {@code CancellationException} and the discard hook sees nothing (an
-   * {@code AutoCloseable} result, a response body, leaks). The fix belongs in Suspend.kt: resume
-   * the caller with {@code CancellableContinuation.resume(value) { policy's discard(value) }} (the
-   * onCancellation handler kotlinx provides for exactly this), or catch the cancellation after
-   * {@code await} and hand a completed value to the discard hook. Enable this test with the fix.
+   * <p>The call ends SUCCEEDED with "v" at 100 ms, and the canceller due at the same instant runs
+   * before the caller's coroutine resumes. {@code executeSuspend}/{@code runSuspend} resume the caller
+   * with kotlinx's onCancellation handler, which hands the value to the policy's discard hook
+   * ({@code Resilience.discard}); before that fix they used {@code CompletableFuture.await()}, which
+   * dropped it, and this test failed on all its cases.
    */
-  @org.junit.jupiter.api.Disabled("DEFECT in quell-kotlin: a value that arrives as the caller is cancelled is "
-      + "dropped, never discarded; see the javadoc")
   @ParameterizedTest(name = "{0} × {1} × {2}")
   @MethodSource("dev.quell.behaviour.Configurations#kotlin")
   void inKotlinAnAnswerInTheInstantOfACancellationReachesTheCallerOrTheDiscardHook(Driver driver, Budget budget,

@@ -33,7 +33,7 @@ public interface CallObserver {
   void attemptEnded(String policy, RetryBudget budget, Criticality criticality, int attempt, boolean hedge,
       @Nullable Verdict verdict, @Nullable Throwable failure, long durationNanos);
 
-  /** A retry was funded and starts after {@code delayNanos}. */
+  /** A retry is due after {@code delayNanos} and the budget would fund it now (it is charged when the retry starts). */
   void retrying(String policy, RetryBudget budget, Criticality criticality, int attempt, long delayNanos);
 
   /** The call ended (exactly once per call); {@code verdict} is the last attempt's, null if none was classified. */

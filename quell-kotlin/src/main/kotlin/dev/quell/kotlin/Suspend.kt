@@ -6,14 +6,16 @@ import dev.quell.Resilience
 import dev.quell.ResilienceContext
 import dev.quell.StopReason
 import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
 import kotlin.coroutines.cancellation.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.coroutineScope
-import kotlinx.coroutines.future.await
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.suspendCancellableCoroutine
+import kotlin.coroutines.resumeWithException
 
 /**
  * Runs the suspend function [block] under this policy and returns its value, or throws.
@@ -45,7 +47,7 @@ public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T):
     work.endInline()
   }
   @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
-  (result.await() as T)
+  (result.awaitOrDiscard(this@executeSuspend) { it } as T)
 }
 
 /**
@@ -62,12 +64,35 @@ public suspend fun <T : Any> Resilience.runSuspend(block: suspend (Attempt) -> T
     work.endInline()
   }
   @Suppress("UNCHECKED_CAST") // the core's outcome carries the value the block returned
-  val outcome = result.await() as Outcome<T>
+  val outcome = result.awaitOrDiscard(this@runSuspend) { it.value() } as Outcome<T>
   if (outcome.stopReason() == StopReason.CANCELLED) {
     val failure = outcome.failure().orElse(null)
     throw failure as? CancellationException ?: CancellationException("call cancelled", failure)
   }
   outcome
+}
+
+/**
+ * Waits for the call's future as `await()` does (cancelling the waiting coroutine cancels the call),
+ * except for the value that completes the future in the same instant as the waiting coroutine is
+ * cancelled: the caller gets its [CancellationException], and the value, which nobody will see, goes
+ * to the policy's discard hook ([Resilience.discard]) instead of being dropped.
+ */
+internal suspend fun <V> CompletableFuture<V>.awaitOrDiscard(policy: Resilience, valueOf: (V) -> Any?): V {
+  if (isDone && !isCompletedExceptionally && !isCancelled) {
+    @Suppress("UNCHECKED_CAST") // completed normally: join returns at once
+    return join() as V
+  }
+  return suspendCancellableCoroutine { waiter ->
+    whenComplete { value, failure ->
+      if (failure != null) {
+        waiter.resumeWithException((failure as? CompletionException)?.cause ?: failure)
+      } else {
+        waiter.resume(value) { _, unseen, _ -> policy.discard(valueOf(unseen)) }
+      }
+    }
+    waiter.invokeOnCancellation { cancel(false) }
+  }
 }
 
 /**
