@@ -122,6 +122,26 @@ class ResilientReturnTypesTest {
     }
   }
 
+  /** A method a class proxy cannot override, as a Kotlin function not declared open. */
+  public static class Sealed {
+    @Resilient("inventory")
+    public final String stock() {
+      return "42";
+    }
+  }
+
+  @Test
+  void aFinalMethodThatWouldBypassTheProxyUnnoticedStopsTheStartUp() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, QuellAutoConfiguration.class))
+        .withBean(Sealed.class)
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).hasStackTraceContaining("@Resilient on " + Sealed.class.getName()
+              + ".stock() cannot run: the method is final").hasStackTraceContaining("declare it open");
+        });
+  }
+
   @Test
   void anApplicationWithAMonoMethodAndNoQuellReactorDoesNotStart() {
     new ApplicationContextRunner()

@@ -69,6 +69,14 @@ public final class ResilientMethods extends AbstractPointcutAdvisor implements B
       if (annotation == null) {
         return false;
       }
+      Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+      if (java.lang.reflect.Modifier.isFinal(specific.getModifiers())
+          && AnnotatedElementUtils.hasAnnotation(specific, Resilient.class)) {
+        // a class proxy cannot override it: every call would bypass the policy, unnoticed
+        throw new IllegalStateException("@Resilient on " + specific.getDeclaringClass().getName() + "." + specific.getName()
+            + "() cannot run: the method is final, so Spring's proxy cannot stand in for it (in Kotlin, declare it"
+            + " open, or add dev.quell.spring.Resilient to the all-open compiler plugin's annotations)");
+      }
       Kind kind = check(method, annotation, loader);
       Fallback.resolve(method, targetClass, annotation, kind); // a fallback that cannot be found stops the start-up
       return true;
