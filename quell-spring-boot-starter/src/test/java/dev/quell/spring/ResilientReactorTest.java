@@ -13,11 +13,16 @@ import dev.quell.spring.internal.EventLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -158,11 +163,38 @@ class ResilientReactorTest {
     }
   }
 
+  /** The example of docs/spring-boot.md, verbatim between the markers (thePageShowsTheseExamplesVerbatim). */
+  public static class DocsExample {
+    private final WebClient web = WebClient.builder().baseUrl(SERVER.url()).clientConnector(new JdkClientHttpConnector()).build();
+    private final Map<String, String> cache = Map.of("sku-1", "7 in stock (cached)");
+
+    // --- begin docs/spring-boot.md: mono and flux
+    @Resilient(value = "inventory", fallback = "cachedStock")
+    public Mono<String> stock(String sku) {
+      return web.get().uri("/stock/{sku}", sku).retrieve().bodyToMono(String.class);
+    }
+
+    Mono<String> cachedStock(String sku, CallRejectedException refused) {   // a Mono, or a plain String
+      return Mono.justOrEmpty(cache.get(sku));
+    }
+
+    @Resilient("inventory")
+    public Flux<String> changes(String sku) {
+      return web.get().uri("/changes/{sku}", sku).retrieve().bodyToFlux(String.class);
+    }
+    // --- end
+  }
+
   @Configuration(proxyBeanMethods = false)
   static class Beans {
     @Bean
     Inventory inventory() {
       return new Inventory();
+    }
+
+    @Bean
+    DocsExample docsExample() {
+      return new DocsExample();
     }
 
     @Bean
@@ -339,5 +371,54 @@ class ResilientReactorTest {
               .expectNext("answer 2")
               .verifyComplete();
         });
+  }
+
+  @Test
+  void thePagesExampleRetriesAndFallsBackAgainstARealServer() {
+    SERVER.script("/stock/sku-1", Downstream.Answer.status(503));
+    SERVER.script("/changes/sku-1", Downstream.Answer.status(503), Downstream.Answer.ok("12\n11\n10"));
+    runner.withPropertyValues(ONE_TOKEN).run(context -> {
+      DocsExample example = context.getBean(DocsExample.class);
+      assertThat(example.stock("sku-1").block(Duration.ofSeconds(10))).isEqualTo("7 in stock (cached)");
+      assertThat(SERVER.seen("/stock/sku-1")).hasSize(2);
+    });
+    runner.run(context -> {
+      DocsExample example = context.getBean(DocsExample.class);
+      assertThat(example.changes("sku-1").collectList().block(Duration.ofSeconds(10))).containsExactly("12", "11", "10");
+      assertThat(SERVER.seen("/changes/sku-1")).hasSize(2);
+    });
+  }
+
+  @Test
+  void thePageShowsTheseExamplesVerbatim() throws IOException {
+    String page = Files.readString(ConfigurationMetadataTest.docs());
+    String section = page.substring(page.indexOf("#### Mono, Flux and Kotlin suspend functions"),
+        page.indexOf("#### From Resilience4j's `@Retry` on a `Mono`"));
+    String java = normalized(Files.readString(Path.of("src/test/java/dev/quell/spring/ResilientReactorTest.java")));
+    String kotlin = normalized(Files.readString(Path.of("src/test/kotlin/dev/quell/spring/ResilientSuspendTest.kt")));
+    assertThat(blocks(section, "java")).hasSize(1).allSatisfy(block -> assertThat(java)
+        .as("docs/spring-boot.md shows this example, which this test does not run:%n%s", block).contains(normalized(block)));
+    assertThat(blocks(section, "kotlin")).hasSize(1).allSatisfy(block -> assertThat(kotlin)
+        .as("docs/spring-boot.md shows this example, which ResilientSuspendTest does not run:%n%s", block).contains(normalized(block)));
+  }
+
+  private static List<String> blocks(String markdown, String language) {
+    List<String> blocks = new ArrayList<>();
+    StringBuilder current = null;
+    for (String line : markdown.split("\n", -1)) {
+      if (current == null && line.trim().equals("```" + language)) {
+        current = new StringBuilder();
+      } else if (current != null && line.trim().equals("```")) {
+        blocks.add(current.toString());
+        current = null;
+      } else if (current != null) {
+        current.append(line).append('\n');
+      }
+    }
+    return blocks;
+  }
+
+  private static String normalized(String text) {
+    return text.lines().map(String::trim).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n", "\n", "\n"));
   }
 }

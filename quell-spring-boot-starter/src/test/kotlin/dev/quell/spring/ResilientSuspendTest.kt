@@ -135,10 +135,37 @@ class ResilientSuspendTest {
     }
   }
 
+  /** What the page's example calls: a price over HTTP, from the loopback server. */
+  class PriceClient {
+    private val http: HttpClient = HttpClient.newHttpClient()
+
+    suspend fun price(sku: String): String {
+      val response = http.sendAsync(HttpRequest.newBuilder(URI.create(SERVER.url() + "/price/" + sku)).build(),
+        HttpResponse.BodyHandlers.ofString()).await()
+      if (response.statusCode() >= 500) {
+        throw IOException("status ${response.statusCode()}")
+      }
+      return response.body()
+    }
+  }
+
+  /** The example of docs/spring-boot.md, verbatim between the markers (ResilientReactorTest checks the page). */
+  open class DocsPrices(private val client: PriceClient, private val cache: Map<String, String>) {
+    // --- begin docs/spring-boot.md: suspend
+    @Resilient(value = "prices", fallback = "cachedPrice")
+    open suspend fun price(sku: String): String = client.price(sku)
+
+    private suspend fun cachedPrice(sku: String, refused: CallRejectedException): String = cache.getValue(sku)
+    // --- end
+  }
+
   @Configuration(proxyBeanMethods = false)
   open class Beans {
     @Bean
     open fun prices(): Prices = Prices()
+
+    @Bean
+    open fun docsPrices(): DocsPrices = DocsPrices(PriceClient(), mapOf("sku-1" to "9.99 (cached)"))
   }
 
   private fun count(meters: MeterRegistry, name: String, vararg tags: String): Double =
@@ -256,5 +283,15 @@ class ResilientSuspendTest {
           assertThat(currentTime).isEqualTo(60_000)
         }
       }
+  }
+
+  @Test
+  fun thePagesExampleRetriesAndFallsBackAgainstARealServer() {
+    SERVER.script("/price/sku-1", Downstream.Answer.status(503))
+    runner.withPropertyValues(*ONE_TOKEN).run { context ->
+      val prices = context.getBean(DocsPrices::class.java)
+      assertThat(runBlocking { prices.price("sku-1") }).isEqualTo("9.99 (cached)")
+      assertThat(SERVER.seen("/price/sku-1")).hasSize(2)
+    }
   }
 }

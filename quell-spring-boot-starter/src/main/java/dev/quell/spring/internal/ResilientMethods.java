@@ -106,6 +106,10 @@ public final class ResilientMethods extends AbstractPointcutAdvisor implements B
   }
 
   static @Nullable Resilient find(Method method, Class<?> targetClass) {
+    if (java.lang.reflect.Modifier.isStatic(method.getModifiers())) {
+      // no proxy calls it; Kotlin copies an open suspend function's annotations to its static price$suspendImpl
+      return null;
+    }
     Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
     Resilient onMethod = AnnotatedElementUtils.findMergedAnnotation(specific, Resilient.class);
     if (onMethod == null && specific != method) {
