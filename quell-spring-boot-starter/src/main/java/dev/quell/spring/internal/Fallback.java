@@ -15,8 +15,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * The fallback a {@link Resilient} method names: the methods of that name on the bean's class that take the
- * method's parameters (and, optionally, the failure last) and return what it returns, narrowest failure
- * type first. Resolved once, when the proxy is made.
+ * method's parameters (and, optionally, the failure last) and return what it returns (for a {@code Mono} or
+ * {@code Flux}, a publisher or a plain value; a suspend function's may be a suspend function), narrowest
+ * failure type first. Resolved once, when the proxy is made.
  */
 final class Fallback {
   /** A fallback method; {@code suspending} when it is a Kotlin suspend function (a {@code Continuation} last). */
@@ -31,20 +32,13 @@ final class Fallback {
   }
 
   /**
-   * The fallback {@code annotation} names for {@code method} of {@code targetClass}, or null when it names
-   * none.
+   * The fallback {@code annotation} names for {@code method} of {@code targetClass}, which runs as
+   * {@code kind}, or null when it names none. The fallback of a {@code Mono} or {@code Flux} method returns
+   * a publisher or a plain value (then the one element); the fallback of a suspend function takes the
+   * function's parameters without its {@code Continuation}, and may itself be a suspend function or a plain
+   * one.
    *
    * @throws IllegalStateException when no method of {@code targetClass} can be that fallback
-   */
-  static @Nullable Fallback resolve(Method method, Class<?> targetClass, Resilient annotation) {
-    return resolve(method, targetClass, annotation, ResilientMethods.Kind.PLAIN);
-  }
-
-  /**
-   * As {@link #resolve(Method, Class, Resilient)} for a method that runs as {@code kind}: the fallback of a
-   * {@code Mono} or {@code Flux} method returns a publisher or a plain value (then the one element); the
-   * fallback of a suspend function takes the function's parameters without its {@code Continuation}, and may
-   * itself be a suspend function or a plain one.
    */
   static @Nullable Fallback resolve(Method method, Class<?> targetClass, Resilient annotation, ResilientMethods.Kind kind) {
     String name = annotation.fallback().trim();
