@@ -221,6 +221,7 @@ class ResilientReactorTest {
       assertThat(call.block(Duration.ofSeconds(10))).isEqualTo("42");
       assertThat(SERVER.seen("/mono-ok")).hasSize(2);
       assertThat(inventory.invocations()).as("the method is called again for each attempt").isEqualTo(2);
+      assertThat(context.getBean(QuellPolicies.class).registry().inFlight().count()).as("the call left the in-flight count").isZero();
       assertThat(inventory.fallbacks()).isEqualTo(0);
     });
   }
@@ -306,6 +307,8 @@ class ResilientReactorTest {
       assertThat(policy.breaker().orElseThrow().state()).isEqualTo(CircuitBreaker.State.CLOSED);
       assertThat(policy.budget().utilization()).isEqualTo(utilization);
       assertThat(SERVER.seen("/mono-held")).as("the cancelled call was not retried").hasSize(1);
+      assertThat(context.getBean(QuellPolicies.class).registry().inFlight().count())
+          .as("draining does not wait for a call that was cancelled").isZero();
     });
   }
 

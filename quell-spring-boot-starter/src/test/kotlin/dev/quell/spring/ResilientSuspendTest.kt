@@ -245,6 +245,8 @@ class ResilientSuspendTest {
       assertThat(prices.fallbacks()).isZero()
       val policy = context.getBean(QuellPolicies::class.java).policy("prices")
       assertThat(policy.breaker().orElseThrow().state().name).`as`("the breaker did not count it").isEqualTo("CLOSED")
+      assertThat(context.getBean(QuellPolicies::class.java).registry().inFlight().count())
+        .`as`("draining does not wait for a call that was cancelled").isZero()
     }
   }
 
