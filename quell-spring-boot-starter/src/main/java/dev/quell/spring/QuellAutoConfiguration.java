@@ -1,6 +1,7 @@
 package dev.quell.spring;
 
 import dev.quell.Resilience;
+import dev.quell.TimeSource;
 import dev.quell.spring.internal.DrainingLifecycle;
 import dev.quell.spring.internal.EventLog;
 import dev.quell.spring.internal.MicrometerTelemetry;
@@ -51,9 +52,11 @@ public class QuellAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public QuellPolicies quellPolicies(Environment environment, ObjectProvider<Telemetry> telemetry, EventLog events) {
+  public QuellPolicies quellPolicies(Environment environment, ObjectProvider<Telemetry> telemetry, EventLog events,
+      ObjectProvider<TimeSource> time) {
+    // a TimeSource bean (a test's virtual clock, say) is the clock of every policy built from properties
     return new QuellPolicies(new PolicyRegistry(environment,
-        Telemetry.of(List.of(telemetry.getIfUnique(() -> Telemetry.NONE), Telemetry.events(events)))));
+        Telemetry.of(List.of(telemetry.getIfUnique(() -> Telemetry.NONE), Telemetry.events(events))), time.getIfUnique()));
   }
 
   /** The recent events of every policy ({@code quell.events.size} a policy), for the quellevents endpoint. */

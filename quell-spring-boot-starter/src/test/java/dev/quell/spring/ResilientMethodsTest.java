@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -22,6 +23,7 @@ import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
 
 /** {@link Resilient} on plain and asynchronous methods of real beans, through Spring's proxies. */
+@org.junit.jupiter.api.extension.ExtendWith(QuietContextFailures.class)
 class ResilientMethodsTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, QuellAutoConfiguration.class))
@@ -174,20 +176,21 @@ class ResilientMethodsTest {
         });
   }
 
-  /** A reactive method is not something @Resilient can run. */
+  /** A publisher that is neither a Mono nor a Flux is not something @Resilient can run. */
   public static class ReactiveService {
     @Resilient("inventory")
-    public Mono<String> stock() {
+    public Publisher<String> stock() {
       return Mono.just("42");
     }
   }
 
   @Test
-  void aReactiveMethodIsRefusedWhenTheBeanIsMade() {
+  void aPublisherThatIsNotAMonoOrAFluxIsRefusedWhenTheBeanIsMade() {
     runner.withBean(ReactiveService.class).run(context -> {
       assertThat(context).hasFailed();
       assertThat(context.getStartupFailure()).hasStackTraceContaining("@Resilient on " + ReactiveService.class.getName()
-          + ".stock() returns reactor.core.publisher.Mono, a reactive type");
+          + ".stock() returns org.reactivestreams.Publisher, a reactive type @Resilient does not run")
+          .hasStackTraceContaining("Flux.from(publisher)");
     });
   }
 }

@@ -1,7 +1,6 @@
 package dev.quell.spring.internal;
 
 import dev.quell.Limiter;
-import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
@@ -39,10 +38,10 @@ public final class MicrometerTelemetry implements Telemetry {
   }
 
   @Override
-  public void fallback(String policy, Outcome<?> outcome, boolean succeeded) {
+  public void fallback(String policy, FailedCall call, boolean succeeded) {
     Counter.builder("quell.fallbacks")
         .description("Calls of @Resilient methods answered by their fallback, by why the call failed and how the fallback did")
-        .tags("quell.policy", policy, "quell.outcome", outcome.stopReason().name(), "result", succeeded ? "succeeded" : "failed")
+        .tags("quell.policy", policy, "quell.outcome", call.reason().name(), "result", succeeded ? "succeeded" : "failed")
         .register(registry).increment();
   }
 

@@ -9,6 +9,7 @@ import dev.quell.MeasuredTiming;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
+import dev.quell.TimeSource;
 import dev.quell.spring.QuellProperties;
 import dev.quell.spring.QuellProperties.BackoffKind;
 import dev.quell.spring.QuellProperties.BudgetKind;
@@ -43,13 +44,21 @@ final class PolicyFactory {
   private final Pins.Session pins;
   private final ConfigProblems problems;
   private final List<ResilienceListener> listeners;
+  /** The application's clock for the policies, when it gave one (a test's virtual time); else each policy's own. */
+  private final @Nullable TimeSource time;
   private final Map<String, RetryBudget> shared = new LinkedHashMap<>();
 
   PolicyFactory(QuellProperties properties, Pins.Session pins, ConfigProblems problems, List<ResilienceListener> listeners) {
+    this(properties, pins, problems, listeners, null);
+  }
+
+  PolicyFactory(QuellProperties properties, Pins.Session pins, ConfigProblems problems, List<ResilienceListener> listeners,
+      @Nullable TimeSource time) {
     this.properties = properties;
     this.pins = pins;
     this.problems = problems;
     this.listeners = List.copyOf(listeners);
+    this.time = time;
   }
 
   /** The shared budgets referenced so far, and every declared one once {@link #declareSharedBudgets()} ran. */
@@ -338,6 +347,9 @@ final class PolicyFactory {
         }
         s.clearListeners();
         listeners.forEach(s::listener);
+        if (time != null) {
+          s.timeSource(time);
+        }
       }), paths, group("").replaceAll("\\.$", ""));
     }
 

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -49,6 +50,7 @@ public final class PolicyRegistry {
 
   private final Environment environment;
   private final Telemetry telemetry;
+  private final @Nullable TimeSource time;
   private final Pins pins = new Pins();
   private final InFlight inFlight = new InFlight();
   private final Map<String, Resilience> implicit = new ConcurrentHashMap<>();
@@ -65,8 +67,17 @@ public final class PolicyRegistry {
    * @throws QuellPropertiesException listing every problem with the properties
    */
   public PolicyRegistry(Environment environment, Telemetry telemetry) {
+    this(environment, telemetry, null);
+  }
+
+  /**
+   * As {@link #PolicyRegistry(Environment, Telemetry)}, every policy on {@code time} when it is given (the
+   * application's {@code TimeSource} bean: a test's virtual clock).
+   */
+  public PolicyRegistry(Environment environment, Telemetry telemetry, @Nullable TimeSource time) {
     this.environment = Objects.requireNonNull(environment, "environment");
     this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
+    this.time = time;
     this.state = build(bind(), unknownProperties(), 1);
     announce(state);
   }
@@ -113,7 +124,7 @@ public final class PolicyRegistry {
     ConfigProblems problems = new ConfigProblems(PropertyOrigins.of(environment));
     unknown.forEach(problems::unknown);
     Pins.Session session = pins.session();
-    PolicyFactory factory = new PolicyFactory(properties, session, problems, telemetry.listeners());
+    PolicyFactory factory = new PolicyFactory(properties, session, problems, telemetry.listeners(), time);
     factory.declareSharedBudgets();
     Map<String, Resilience> configured = new LinkedHashMap<>();
     properties.getPolicies().forEach((name, own) -> {
@@ -268,7 +279,7 @@ public final class PolicyRegistry {
     }
     ConfigProblems problems = new ConfigProblems(PropertyOrigins.of(environment));
     Pins.Session session = pins.session();
-    p = new PolicyFactory(s.properties(), session, problems, telemetry.listeners())
+    p = new PolicyFactory(s.properties(), session, problems, telemetry.listeners(), time)
         .build(name, null, name, name, fallback(s.properties(), name));
     problems.throwIfAny();
     session.commit();
@@ -381,7 +392,7 @@ public final class PolicyRegistry {
       synchronized (PolicyRegistry.this) {
         ConfigProblems problems = new ConfigProblems(PropertyOrigins.of(environment));
         Pins.Session session = pins.session();
-        Resilience p = new PolicyFactory(s.properties(), session, problems, telemetry.listeners())
+        Resilience p = new PolicyFactory(s.properties(), session, problems, telemetry.listeners(), time)
             .build(policy, s.properties().getPolicies().get(policy), policy + ":" + host, policy, Preset.HTTP);
         problems.throwIfAny();
         session.commit();

@@ -1,6 +1,5 @@
 package dev.quell.spring.internal;
 
-import dev.quell.Outcome;
 import dev.quell.Resilience;
 import dev.quell.ResilienceListener;
 import dev.quell.RetryBudget;
@@ -28,10 +27,10 @@ public interface Telemetry {
   default void shared(RetryBudget budget) {}
 
   /**
-   * A {@code @Resilient} method's fallback answered a call of {@code policy} that ended as {@code outcome}
+   * A {@code @Resilient} method's fallback answered a call of {@code policy} that ended as {@code call}
    * (already recorded as such by the policy's listeners); {@code succeeded} says whether the fallback returned.
    */
-  default void fallback(String policy, Outcome<?> outcome, boolean succeeded) {}
+  default void fallback(String policy, FailedCall call, boolean succeeded) {}
 
   /** All of {@code parts}, in order. */
   static Telemetry of(List<Telemetry> parts) {
@@ -56,8 +55,8 @@ public interface Telemetry {
       }
 
       @Override
-      public void fallback(String policy, Outcome<?> outcome, boolean succeeded) {
-        all.forEach(t -> t.fallback(policy, outcome, succeeded));
+      public void fallback(String policy, FailedCall call, boolean succeeded) {
+        all.forEach(t -> t.fallback(policy, call, succeeded));
       }
     };
   }
@@ -71,9 +70,8 @@ public interface Telemetry {
       }
 
       @Override
-      public void fallback(String policy, Outcome<?> outcome, boolean succeeded) {
-        log.fallback(policy, outcome.stopReason(), outcome.failure().orElseThrow(), outcome.attempts(), succeeded,
-            outcome.elapsed());
+      public void fallback(String policy, FailedCall call, boolean succeeded) {
+        log.fallback(policy, call.reason(), call.failure(), call.attempts(), succeeded, call.elapsed());
       }
     };
   }
