@@ -91,6 +91,11 @@ class DecideProperties {
     Verdict verdict = retryAfter.isPresent() ? Verdict.throttled(retryAfter.get()) : Verdict.TRANSIENT;
     long wait = Decide.backoffNanos(backoff, max, retry, verdict, new SplittableRandom(seed), null);
     assertThat(wait).isBetween(0L, max);
+    if (retryAfter.isEmpty()) {
+      // the policy's own backoff decides, drawing from the same random source
+      long own = Durations.toNanosSaturated(backoff.delay(retry, verdict, new SplittableRandom(seed)));
+      assertThat(wait).isEqualTo(Math.min(own, max));
+    }
     if (retryAfter.isPresent()) {
       // the server's Retry-After wins over the backoff, is capped by the maximum and never jittered
       long asked = Durations.toNanosSaturated(retryAfter.get());
@@ -139,6 +144,7 @@ class DecideProperties {
       assertThat(left).isEqualTo(Long.MAX_VALUE);
     } else {
       assertThat(Decide.remaining(deadline, start, now + more)).isLessThanOrEqualTo(left);
+      assertThat(left).isEqualTo(Math.max(0, deadline - elapsed)); // the deadline less what has elapsed
     }
     assertThat(Decide.attemptTimeout(Long.MAX_VALUE, left)).isEqualTo(left);
   }
@@ -159,7 +165,7 @@ class DecideProperties {
   // ---------------------------------------------------------------- gates
 
   /** A gate that admits or refuses as told and counts what it holds. */
-  static final class Counting extends Gate {
+  static class Counting extends Gate {
     final boolean admits;
     final long wait;
     int held;
@@ -248,6 +254,125 @@ class DecideProperties {
     double before = empty.tokens();
     assertThat(Decide.walk(gates, 0, probe, 0, Decide.WALK_PROBE, empty, 0)).isZero();
     assertThat(empty.tokens()).isEqualTo(before); // asked, not charged
+  }
+
+  @Property(tries = 200)
+  void aProbeAsksWithoutChargingAndAQueueingGateEndsItWithoutARefusal(@ForAll boolean queueing,
+      @ForAll boolean funded) {
+    Counting first = new Counting(true, 0);
+    Gate queue = new Counting(false, 0) {
+      @Override long maxWaitNanos() { return queueing ? 1_000_000 : 0; }
+    };
+    TokenBucket budget = (TokenBucket) RetryBudget.of(0.1, 0);
+    if (!funded) {
+      while (budget.trySpend(Criticality.CRITICAL)) {
+        // drain it
+      }
+    }
+    Gate[] gates = {first, queue, new BudgetGate(budget)};
+    AttemptRecord r = new AttemptRecord().reset(2, AttemptRecord.RETRY, Criticality.CRITICAL, 0, 3);
+    double before = budget.tokens();
+    int refusedBy = Decide.walk(gates, 2, r, 0, Decide.WALK_PROBE, budget, 0);
+    // a gate that would queue the retry is left to the wait; one that refuses outright is reported
+    assertThat(refusedBy).isEqualTo(queueing ? Decide.ADMITTED : 1);
+    assertThat(budget.tokens()).isEqualTo(before);
+    Decide.release(gates, 2, r, Gate.NOT_STARTED, 0);
+    assertThat(first.held).isZero();
+    Gate[] onlyBudget = {new BudgetGate(budget)};
+    AttemptRecord retry = new AttemptRecord().reset(2, AttemptRecord.RETRY, Criticality.CRITICAL, 0, 1);
+    int byBudget = Decide.walk(onlyBudget, 0, retry, 0, Decide.WALK_PROBE, budget, 0);
+    assertThat(byBudget).isEqualTo(funded ? Decide.ADMITTED : 0);
+    assertThat(retry.retryAfterNanos).isEqualTo(funded ? -1 : budget.retryAfterNanos(Criticality.CRITICAL));
+    assertThat(budget.tokens()).isEqualTo(before);
+  }
+
+  @Property(tries = 300)
+  void theLongestWaitAGateAsksForIsKept(@ForAll @LongRange(min = 0, max = 1000) long a,
+      @ForAll @LongRange(min = 0, max = 1000) long b) {
+    Gate[] gates = {new Counting(true, a), new Counting(true, 0), new Counting(true, b)};
+    AttemptRecord r = new AttemptRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, 0, 3);
+    assertThat(Decide.walk(gates, -1, r, 0, Decide.WALK_ADMIT, RetryBudget.NONE, 0)).isEqualTo(Decide.ADMITTED);
+    assertThat(r.waitNanos).isEqualTo(Math.max(a, b));
+    assertThat(r.admitted).isEqualTo(3);
+  }
+
+  @Property(tries = 100)
+  void noNewAttemptStartsWhileDrainingOrPastTheDeadline(@ForAll boolean draining, @ForAll("left") long left) {
+    StopReason why = Decide.mayStart(draining, left);
+    if (draining) {
+      assertThat(why).isEqualTo(StopReason.DRAINING); // draining is told first
+    } else if (left <= 0) {
+      assertThat(why).isEqualTo(StopReason.DEADLINE_EXCEEDED);
+    } else {
+      assertThat(why).isNull();
+    }
+  }
+
+  @Property(tries = 50)
+  void aGateIsToldHowItsAttemptEnded(@ForAll Verdict.Kind kind, @ForAll boolean timedOut) {
+    int how = Decide.howEnded(kind, timedOut);
+    if (timedOut) {
+      assertThat(how).isEqualTo(Gate.TIMED_OUT);
+      return;
+    }
+    switch (kind) {
+      case OK: assertThat(how).isEqualTo(Gate.SUCCEEDED); break;
+      case TRANSIENT: assertThat(how).isEqualTo(Gate.FAILED); break;
+      case THROTTLED: assertThat(how).isEqualTo(Gate.THROTTLED); break;
+      default: assertThat(how).isEqualTo(Gate.REJECTED);
+    }
+  }
+
+  @Property(tries = 50)
+  void aSuccessDepositsAndIsMeasuredAndNothingElseIs(@ForAll Verdict.Kind kind) {
+    TokenBucket budget = (TokenBucket) RetryBudget.of(0.5, 0);
+    while (budget.trySpend(Criticality.CRITICAL)) {
+      // drain it, so that a deposit shows
+    }
+    double tokens = budget.tokens();
+    Resilience measured = Resilience.DEFAULT.withMeasuredTiming(MeasuredTiming.multipleOfP95(3));
+    LatencyHistogram histogram = java.util.Objects.requireNonNull(measured.latencies);
+    long now = System.nanoTime(); // (the histogram's window is on the policy's clock, the real one)
+    Decide.accounted(measured, budget, kind, 5_000_000, now);
+    assertThat(budget.tokens() - tokens).isEqualTo(kind == Verdict.Kind.OK ? 0.5 : 0.0);
+    assertThat(histogram.samples(now)).isEqualTo(kind == Verdict.Kind.OK ? 1 : 0); // a new policy's first
+  }
+
+  @Property(tries = 100)
+  void aStoppedCallGivesItsOwnFailureOrQuellsExceptionNamingThePolicy(@ForAll StopReason reason,
+      @ForAll boolean lastHasValue, @ForAll @IntRange(min = 1, max = 5) int attempts) {
+    Resilience policy = Resilience.DEFAULT.withName("inventory-\u00e9");
+    Throwable last = lastHasValue ? null : new java.io.IOException("boom");
+    Throwable t = Decide.failure(reason, policy, RetryBudget.NONE, attempts, 30_000_000_000L, 5, lastHasValue, last,
+        Verdict.TRANSIENT, 7, false);
+    switch (reason) {
+      case SUCCEEDED:
+        assertThat(t).isNull();
+        return;
+      case PERMANENT:
+      case ATTEMPTS_EXHAUSTED:
+        assertThat(t).isSameAs(last); // the work's own failure, unchanged; none when it gave a value
+        return;
+      case CANCELLED:
+        assertThat(t).isInstanceOf(InterruptedException.class);
+        assertThat(t.getCause()).isSameAs(last);
+        break;
+      case DEADLINE_EXCEEDED:
+        assertThat(t).isInstanceOf(DeadlineExceededException.class).hasMessageContaining("30000 ms");
+        break;
+      case LIMITED:
+        assertThat(t).isInstanceOf(RateLimitedException.class);
+        break;
+      default:
+        assertThat(t).isInstanceOf(CallRejectedException.class);
+        assertThat(((CallRejectedException) t).reason()).isEqualTo(reason);
+        assertThat(((CallRejectedException) t).retryAfter()).contains(Duration.ofNanos(7));
+    }
+    assertThat(t).hasMessageContaining("inventory-\u00e9");
+    if (reason != StopReason.CANCELLED) {
+      assertThat(t).hasMessageContaining(attempts + (attempts == 1 ? " attempt" : " attempts"));
+      assertThat(t.getCause()).isSameAs(last);
+    }
   }
 
   // ---------------------------------------------------------------- arbitraries
