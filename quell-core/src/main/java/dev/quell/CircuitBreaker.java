@@ -330,7 +330,7 @@ public final class CircuitBreaker {
 
   // ------------------------------------------------------------------------------------- the gate
 
-  private final class BreakerGate extends Gate {
+  final class BreakerGate extends Gate {
     @Override
     StopReason refusal() {
       return StopReason.DEPENDENCY_UNAVAILABLE;

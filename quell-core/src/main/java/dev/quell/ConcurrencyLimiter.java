@@ -216,7 +216,7 @@ final class ConcurrencyLimiter extends Limiter {
   }
 
   /** The core's view. */
-  private final class ConcurrencyGate extends Gate {
+  final class ConcurrencyGate extends Gate {
     @Override
     StopReason refusal() {
       return StopReason.LIMITED;

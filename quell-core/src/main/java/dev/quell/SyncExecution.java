@@ -194,7 +194,7 @@ final class SyncExecution implements Call.Driver {
       if (failure == null && !timedOut) {
         verdict = Call.classify(policy.classifier(), result, null);
         if (verdict.kind() == Verdict.Kind.OK) {
-          policy.budget().deposit(); // the core's decision for an OK verdict: credit and stop
+          Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, 0, 0); // (nothing measures here)
           return result;
         }
       }
@@ -245,30 +245,26 @@ final class SyncExecution implements Call.Driver {
     r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
     r.coarseNow = coarse;
     Gate[] gates = policy.gates;
-    int admitted = 0;
-    for (int i = 0; i < gates.length; i++) {
-      if (i != policy.budgetGateIndex) { // first attempts are never charged nor refused by the budget
-        if (!gates[i].tryAdmit(r, i, start)) {
-          // refused: give back what the earlier gates admitted, and let the core end the call
-          // exactly as it ends one whose first attempt it refused itself
-          if (coarse) {
-            start = System.nanoTime(); // the call's own start is exact
-          }
-          releaseFast(policy, r, admitted, Gate.NOT_STARTED, start);
-          SyncExecution driver = new SyncExecution(Thread.currentThread());
-          driver.level = ambient.enter();
-          try {
-            Call call = driver.call.init(policy, start, null, driver);
-            call.startRefused(gates[i].refusal(), r.retryAfterNanos);
-            driver.drive(callable, null, ambient);
-            return finish(call);
-          } finally {
-            ambient.exit();
-          }
-        }
+    int refusedBy = Decide.walk(gates, policy.budgetGateIndex, r, 0, Decide.WALK_ADMIT, policy.budget(), start);
+    if (refusedBy != Decide.ADMITTED) {
+      // refused: give back what the earlier gates admitted, and let the core end the call exactly
+      // as it ends one whose first attempt it refused itself
+      if (coarse) {
+        start = System.nanoTime(); // the call's own start is exact
       }
-      admitted = i + 1;
+      Decide.release(gates, policy.budgetGateIndex, r, Gate.NOT_STARTED, start);
+      SyncExecution driver = new SyncExecution(Thread.currentThread());
+      driver.level = ambient.enter();
+      try {
+        Call call = driver.call.init(policy, start, null, driver);
+        call.startRefused(gates[refusedBy].refusal(), r.retryAfterNanos);
+        driver.drive(callable, null, ambient);
+        return finish(call);
+      } finally {
+        ambient.exit();
+      }
     }
+    int admitted = r.admitted;
     Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
     T result = null;
     Throwable failure = null;
@@ -291,9 +287,8 @@ final class SyncExecution implements Call.Driver {
           moved = r.breakerTransition; // a move while admitting; one while releasing is read after
           r.breakerTransition = -1;
         }
-        releaseFast(policy, r, admitted, Gate.SUCCEEDED, end);
-        policy.budget().deposit();
-        policy.recordLatency(end - start, end);
+        Decide.release(gates, policy.budgetGateIndex, r, Gate.SUCCEEDED, end);
+        Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
         if (observed) {
           observeSuccess(policy, observers, r, moved, verdict, end - start);
         }
@@ -575,11 +570,8 @@ final class SyncExecution implements Call.Driver {
         if (failure == null && !timedOut) {
           verdict = Call.classify(policy.classifier(), result, null);
           if (verdict.kind() == Verdict.Kind.OK) {
-            if (measured) {
-              long end = System.nanoTime();
-              policy.recordLatency(end - start, end);
-            }
-            policy.budget().deposit();
+            long end = measured ? System.nanoTime() : 0;
+            Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
             return result;
           }
         }
@@ -637,15 +629,6 @@ final class SyncExecution implements Call.Driver {
       primary = first;
       state.set(stamp(generation, TAKEN_OVER));
       c.hedgeDue();
-    }
-  }
-
-  private static void releaseFast(Resilience policy, AttemptRecord r, int admitted, int how, long now) {
-    Gate[] gates = policy.gates;
-    for (int i = admitted - 1; i >= 0; i--) {
-      if (i != policy.budgetGateIndex) {
-        gates[i].release(r, i, how, now);
-      }
     }
   }
 
