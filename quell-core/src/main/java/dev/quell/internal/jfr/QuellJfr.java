@@ -29,8 +29,18 @@ public final class QuellJfr {
   private static volatile boolean breakers;
 
   static {
-    if (Recorder.available()) {
+    if (flightRecorderPresent()) {
       Recorder.watch();
+    }
+  }
+
+  /** Whether {@code jdk.jfr} is in the runtime and readable by the core. Links no {@code jdk.jfr} type. */
+  private static boolean flightRecorderPresent() {
+    try {
+      Class<?> event = Class.forName("jdk.jfr.Event", false, ClassLoader.getPlatformClassLoader());
+      return QuellJfr.class.getModule().canRead(event.getModule());
+    } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+      return false;
     }
   }
 

@@ -8,20 +8,11 @@ import jdk.jfr.Recording;
 
 /**
  * Watches Flight Recorder's recordings and keeps {@link QuellJfr}'s flags. Loaded only once
- * {@link #available()} has said {@code jdk.jfr} is there.
+ * {@link QuellJfr} has found {@code jdk.jfr} there (it implements a {@code jdk.jfr} interface, so
+ * loading it anywhere else would fail).
  */
 final class Recorder implements FlightRecorderListener {
   private Recorder() {}
-
-  /** Whether {@code jdk.jfr} is in the runtime and readable by the core. Links no {@code jdk.jfr} type. */
-  static boolean available() {
-    try {
-      Class<?> event = Class.forName("jdk.jfr.Event", false, ClassLoader.getPlatformClassLoader());
-      return Recorder.class.getModule().canRead(event.getModule());
-    } catch (ClassNotFoundException | LinkageError | SecurityException e) {
-      return false;
-    }
-  }
 
   /** Starts listening, and reads the recordings already running (one started on the command line, say). */
   static void watch() {
