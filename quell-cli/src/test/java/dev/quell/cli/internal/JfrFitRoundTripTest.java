@@ -104,6 +104,39 @@ class JfrFitRoundTripTest {
   }
 
   @Test
+  void docsJfrShowsTheRoundTripFromARecordingAsItRuns(@TempDir Path here) throws IOException {
+    // the page's commands, the simulator recording itself in this process instead of under -XX:StartFlightRecording
+    Path known = here.resolve("known.jfr");
+    try (Recording r = new Recording(jdk.jfr.Configuration.create(Path.of("..", "quell-core", "src", "main",
+        "resources", "dev", "quell", "quell.jfc")))) {
+      r.start();
+      StringWriter sink = new StringWriter();
+      var cl = dev.quell.cli.Quell.commandLine();
+      cl.setOut(new PrintWriter(sink, true));
+      cl.setErr(new PrintWriter(sink, true));
+      assertThat(cl.execute("simulate", "--scenario", "known-dependency", "--no-chart")).as(sink.toString()).isZero();
+      r.stop();
+      r.dump(known);
+    } catch (java.text.ParseException e) {
+      throw new AssertionError("quell.jfc is not a settings file Flight Recorder reads", e);
+    }
+    StringWriter out = new StringWriter();
+    var cl = dev.quell.cli.Quell.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(out, true));
+    assertThat(cl.execute("fit", known.toString(), "--out", here.resolve("fitted.yaml").toString())).as(out.toString())
+        .isZero();
+    String shown = out.toString().lines().takeWhile(l -> !l.isBlank()).collect(java.util.stream.Collectors.joining(
+        "\n"));
+    assertThat(shown).startsWith("Fitted 60,059 calls over 5:00 from known.jfr");
+    for (String page : new String[] {"jfr.md"}) {
+      String text = Files.readString(Path.of("..", "docs", page));
+      assertThat(text.contains(shown)).as("docs/%s shows quell fit's report of the recording as it is now:%n%s", page,
+          shown).isTrue();
+    }
+  }
+
+  @Test
   void aRecordingItCannotUseIsOneLineNamingTheEventOrField() throws IOException {
     Path empty = dir.resolve("empty.jfr");
     try (Recording r = new Recording()) {
