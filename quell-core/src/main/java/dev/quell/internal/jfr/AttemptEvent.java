@@ -8,6 +8,7 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
+import org.jspecify.annotations.Nullable;
 
 /** One attempt of a call ended. Committed when it ends, so the event's own duration is 0: see latency. */
 @Name("dev.quell.Attempt")
@@ -20,12 +21,12 @@ import jdk.jfr.Timespan;
 final class AttemptEvent extends Event {
   @Label("Policy")
   @Description("The policy's name (for a PolicyScope key, template:key).")
-  String policy;
+  @Nullable String policy;
 
   @Label("Key")
   @Description("The dependency key, when the policy is a PolicyScope key's (the part of its name after the first"
       + " colon); empty otherwise.")
-  String key;
+  @Nullable String key;
 
   @Label("Attempt")
   @Description("The attempt's number in its call, the first being 1.")
@@ -33,7 +34,7 @@ final class AttemptEvent extends Event {
 
   @Label("Kind")
   @Description("first, retry or hedge.")
-  String kind;
+  @Nullable String kind;
 
   @Label("Latency")
   @Description("How long the attempt ran, on the policy's clock.")
@@ -43,16 +44,16 @@ final class AttemptEvent extends Event {
   @Label("Outcome")
   @Description("returned when the work returned a value, else the class of what it threw (an attempt timeout is"
       + " dev.quell.AttemptTimeoutException).")
-  String outcome;
+  @Nullable String outcome;
 
   @Label("Verdict")
   @Description("The classifier's verdict: OK, TRANSIENT, THROTTLED or PERMANENT; CANCELLED when the call no longer"
       + " wanted the attempt.")
-  String verdict;
+  @Nullable String verdict;
 
   @Label("Criticality")
   @Description("The call's criticality.")
-  String criticality;
+  @Nullable String criticality;
 
   @Label("Policy Clock")
   @Description("The policy's clock when the attempt ended, in nanoseconds (System.nanoTime() on the real clock,"

@@ -7,6 +7,7 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import org.jspecify.annotations.Nullable;
 
 /** A circuit breaker moved to another state. */
 @Name("dev.quell.BreakerTransition")
@@ -19,13 +20,13 @@ import jdk.jfr.StackTrace;
 final class BreakerTransitionEvent extends Event {
   @Label("Breaker")
   @Description("The breaker's name.")
-  String breaker;
+  @Nullable String breaker;
 
   @Label("State")
   @Description("The state it moved into: CLOSED, OPEN, HALF_OPEN or ISOLATED.")
-  String state;
+  @Nullable String state;
 
   @Label("Cause")
   @Description("attempts when the attempts it admitted or saw end moved it; isolate or reset when moved by hand.")
-  String cause;
+  @Nullable String cause;
 }

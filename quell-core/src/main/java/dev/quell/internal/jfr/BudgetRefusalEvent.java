@@ -8,6 +8,7 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.Percentage;
 import jdk.jfr.StackTrace;
+import org.jspecify.annotations.Nullable;
 
 /** A retry budget refused a call's retry, and the call stopped with BUDGET_EXHAUSTED. */
 @Name("dev.quell.BudgetRefusal")
@@ -19,15 +20,15 @@ import jdk.jfr.StackTrace;
 @StackTrace(false)
 final class BudgetRefusalEvent extends Event {
   @Label("Policy")
-  String policy;
+  @Nullable String policy;
 
   @Label("Key")
   @Description("The dependency key, when the policy is a PolicyScope key's; empty otherwise.")
-  String key;
+  @Nullable String key;
 
   @Label("Budget")
   @Description("The budget's name.")
-  String budget;
+  @Nullable String budget;
 
   @Label("Attempts")
   @Description("Attempts the call had made when its retry was refused.")

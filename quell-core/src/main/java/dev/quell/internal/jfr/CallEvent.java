@@ -8,6 +8,7 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
+import org.jspecify.annotations.Nullable;
 
 /** A call ended. Committed when it ends, so the event's own duration is 0: see elapsed. */
 @Name("dev.quell.Call")
@@ -20,11 +21,11 @@ import jdk.jfr.Timespan;
 final class CallEvent extends Event {
   @Label("Policy")
   @Description("The policy's name (for a PolicyScope key, template:key).")
-  String policy;
+  @Nullable String policy;
 
   @Label("Key")
   @Description("The dependency key, when the policy is a PolicyScope key's; empty otherwise.")
-  String key;
+  @Nullable String key;
 
   @Label("Attempts")
   @Description("Attempts made, the first included (hedges too).")
@@ -33,11 +34,11 @@ final class CallEvent extends Event {
   @Label("Stop Reason")
   @Description("Why the call stopped: SUCCEEDED, PERMANENT, ATTEMPTS_EXHAUSTED, DEADLINE_EXCEEDED,"
       + " BUDGET_EXHAUSTED, DEPENDENCY_UNAVAILABLE, LIMITED, CANCELLED or DRAINING.")
-  String stopReason;
+  @Nullable String stopReason;
 
   @Label("Last Verdict")
   @Description("The last classified attempt's verdict; empty when none was classified.")
-  String verdict;
+  @Nullable String verdict;
 
   @Label("Elapsed")
   @Description("What the caller waited, backoff and the pause after a refusal included, on the policy's clock.")
@@ -46,7 +47,7 @@ final class CallEvent extends Event {
 
   @Label("Criticality")
   @Description("The call's criticality.")
-  String criticality;
+  @Nullable String criticality;
 
   @Label("Policy Clock")
   @Description("The policy's clock when the call ended, in nanoseconds (System.nanoTime() on the real clock, the"

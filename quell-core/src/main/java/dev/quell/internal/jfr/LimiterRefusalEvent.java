@@ -7,6 +7,7 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import org.jspecify.annotations.Nullable;
 
 /** A limiter refused an attempt, and the call stopped with LIMITED. */
 @Name("dev.quell.LimiterRefusal")
@@ -17,15 +18,15 @@ import jdk.jfr.StackTrace;
 @StackTrace(false)
 final class LimiterRefusalEvent extends Event {
   @Label("Policy")
-  String policy;
+  @Nullable String policy;
 
   @Label("Key")
   @Description("The dependency key, when the policy is a PolicyScope key's; empty otherwise.")
-  String key;
+  @Nullable String key;
 
   @Label("Limiters")
   @Description("The policy's limiters, as kind:name; one of them refused.")
-  String limiters;
+  @Nullable String limiters;
 
   @Label("Attempts")
   @Description("Attempts the call made before it stopped.")
