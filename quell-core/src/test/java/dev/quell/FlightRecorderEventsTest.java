@@ -287,6 +287,35 @@ class FlightRecorderEventsTest {
     assertThat(policy.now()).isSameAs(policy);
   }
 
+  /** The application of {@link #aRecordingStartedWithTheJvmIsSeenFromTheFirstCall}: three calls, then exit. */
+  public static final class ThreeCalls {
+    public static void main(String[] args) throws Exception {
+      Resilience inventory = Resilience.DEFAULT.withName("inventory");
+      for (int i = 0; i < 3; i++) {
+        inventory.execute(() -> "42 in stock");
+      }
+    }
+  }
+
+  @Test
+  void aRecordingStartedWithTheJvmIsSeenFromTheFirstCall() throws Exception {
+    // the production setup: -XX:StartFlightRecording with quell.jfc, running before Quell's classes load
+    Path file = dir.resolve("started-with-the-jvm.jfr");
+    Path settings = Path.of("src", "main", "resources", "dev", "quell", "quell.jfc").toAbsolutePath();
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-XX:StartFlightRecording:settings=" + settings + ",filename=" + file, "-Xlog:jfr*=off",
+        "-cp", System.getProperty("java.class.path"), ThreeCalls.class.getName())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("the application exits").isTrue();
+    assertThat(p.exitValue()).as(java.nio.file.Files.readString(dir.resolve("out.txt"))).isZero();
+    List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+
+    assertThat(named(events, "dev.quell.Call")).extracting(e -> e.getString("policy") + " " + e.getInt("attempts")
+        + " " + e.getString("stopReason")).containsExactly("inventory 1 SUCCEEDED", "inventory 1 SUCCEEDED",
+        "inventory 1 SUCCEEDED");
+    assertThat(named(events, "dev.quell.Attempt")).hasSize(3);
+  }
+
   @Test
   void eventCodeNeverThrowsIntoTheCall() {
     java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean();
