@@ -7,6 +7,9 @@
 module dev.quell {
   requires static org.jspecify;
   requires static java.net.http; // only Classifier.HTTP looks at HttpResponse, and only when one is there
+  // Flight Recorder events (docs/jfr.md), when the runtime has the module: a trimmed image without it
+  // runs as before and records nothing (internal.jfr.QuellJfr links no jdk.jfr type)
+  requires static jdk.jfr;
 
   exports dev.quell;
   exports dev.quell.internal to

@@ -1,6 +1,7 @@
 package dev.quell;
 
 import dev.quell.internal.Problems;
+import dev.quell.internal.jfr.QuellJfr;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -254,6 +255,7 @@ public final class CircuitBreaker {
       }
       if (leave(ph, new Isolated(ph.id + 1, time.nanoTime(), ph.window()))) {
         transitions.incrementAndGet(State.ISOLATED.ordinal());
+        QuellJfr.breakerMoved(name, State.ISOLATED, "isolate");
         return;
       }
       backOff(spins);
@@ -272,6 +274,7 @@ public final class CircuitBreaker {
       if (leave(ph, new Closed(ph.id + 1, now, 0, false, new Window(now, bucketNanos)))) {
         if (ph.state != State.CLOSED) {
           transitions.incrementAndGet(State.CLOSED.ordinal());
+          QuellJfr.breakerMoved(name, State.CLOSED, "reset");
         }
         return;
       }
@@ -625,6 +628,7 @@ public final class CircuitBreaker {
   private void transitioned(State to, AttemptRecord attempt) {
     transitions.incrementAndGet(to.ordinal());
     attempt.breakerTransition = to.ordinal();
+    QuellJfr.breakerMoved(name, to, "attempts");
   }
 
   /** The break for the {@code step}th in a row: base × 2^step, capped, with equal jitter. */

@@ -2,8 +2,10 @@ package dev.quell;
 
 import dev.quell.internal.CallObserver;
 import dev.quell.internal.Problems;
+import dev.quell.internal.jfr.QuellJfr;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -140,6 +142,8 @@ public final class Resilience {
   private final AtomicBoolean warned = new AtomicBoolean();
   /** This instance for work that must not be repeated; made on first use. */
   private volatile @Nullable Resilience once;
+  /** This instance with Flight Recorder's observer, for calls while a recording wants Quell's events; made on first use. */
+  private volatile @Nullable Resilience recorded;
 
   private Resilience(Settings s) {
     s.validate();
@@ -750,22 +754,22 @@ public final class Resilience {
    * say) and retrying is over, that value is returned.
    */
   public <T> @Nullable T execute(Callable<T> work) throws Exception {
-    return SyncExecution.execute(this, work, null);
+    return SyncExecution.execute(now(), work, null);
   }
 
   /** As {@link #execute(Callable)}, for work that wants to know its {@link Attempt}. */
   public <T> @Nullable T execute(Work<T> work) throws Exception {
-    return SyncExecution.execute(this, null, work);
+    return SyncExecution.execute(now(), null, work);
   }
 
   /** Runs {@code work} under this policy and reports how it ended. Never throws for the work's failures. */
   public <T> Outcome<T> run(Callable<T> work) {
-    return SyncExecution.run(this, work, null);
+    return SyncExecution.run(now(), work, null);
   }
 
   /** As {@link #run(Callable)}, for work that wants to know its {@link Attempt}. */
   public <T> Outcome<T> run(Work<T> work) {
-    return SyncExecution.run(this, null, work);
+    return SyncExecution.run(now(), null, work);
   }
 
   /**
@@ -777,19 +781,86 @@ public final class Resilience {
    */
   public <T> CompletableFuture<T> executeAsync(Supplier<? extends CompletionStage<T>> work) {
     Objects.requireNonNull(work, "work");
-    return AsyncExecution.<T>execute(this, attempt -> work.get());
+    return AsyncExecution.<T>execute(now(), attempt -> work.get());
   }
 
   /** As {@link #executeAsync(Supplier)}, for work that wants to know its {@link Attempt}. */
   public <T> CompletableFuture<T> executeAsync(AsyncWork<T> work) {
     Objects.requireNonNull(work, "work");
-    return AsyncExecution.execute(this, work);
+    return AsyncExecution.execute(now(), work);
   }
 
   /** As {@link #executeAsync(AsyncWork)}, completing with an {@link Outcome} instead of failing. */
   public <T> CompletableFuture<Outcome<T>> runAsync(AsyncWork<T> work) {
     Objects.requireNonNull(work, "work");
-    return AsyncExecution.run(this, work);
+    return AsyncExecution.run(now(), work);
+  }
+
+  /**
+   * The instance a call starting now runs on: this one, or while a Flight Recorder recording wants
+   * Quell's events its twin with the recorder's observer (docs/jfr.md). Read once per call, before
+   * the call chooses its lane, so without such a recording every lane stays as it is.
+   */
+  Resilience now() {
+    return QuellJfr.calls() ? recorded() : this;
+  }
+
+  private Resilience recorded() {
+    Resilience r = recorded;
+    if (r == null) {
+      r = recorded = new Resilience(this, QuellJfr.observer(this));
+    }
+    return r;
+  }
+
+  /**
+   * {@code base} with {@code recorder} among its observers, sharing every piece of its live state
+   * (budget, breaker, limiters, latencies, hedge allowance), so that a recording changes what is
+   * told, never what is decided. The lanes are chosen as for any observed policy.
+   */
+  private Resilience(Resilience base, CallObserver recorder) {
+    this.name = base.name;
+    this.attempts = base.attempts;
+    this.deadline = base.deadline;
+    this.attemptTimeout = base.attemptTimeout;
+    this.backoff = base.backoff;
+    this.classifier = base.classifier;
+    this.budget = base.budget;
+    this.listeners = base.listeners;
+    this.timeSource = base.timeSource;
+    this.useAmbientDeadline = base.useAmbientDeadline;
+    this.useAmbientCriticality = base.useAmbientCriticality;
+    this.discard = base.discard;
+    this.measuredTiming = base.measuredTiming;
+    this.breakerSetting = base.breakerSetting;
+    this.liveBreaker = base.liveBreaker;
+    this.limiters = base.limiters;
+    this.deadlineNanos = base.deadlineNanos;
+    this.attemptTimeoutNanos = base.attemptTimeoutNanos;
+    this.firstAttemptTimeoutNanos = base.firstAttemptTimeoutNanos;
+    this.liveBudget = base.liveBudget;
+    this.eventListeners = base.eventListeners;
+    CallObserver[] o = Arrays.copyOf(base.observers, base.observers.length + 1);
+    o[base.observers.length] = recorder;
+    this.observers = o;
+    this.gates = base.gates;
+    this.budgetGateIndex = base.budgetGateIndex;
+    this.firstAttemptUngated = base.firstAttemptUngated;
+    this.markSlots = base.markSlots;
+    this.backoffMax = base.backoffMax;
+    this.backoffMaxNanos = base.backoffMaxNanos;
+    this.hedge = base.hedge;
+    this.latencies = base.latencies;
+    this.hedgeAllowance = base.hedgeAllowance;
+    this.minSamples = base.minSamples;
+    this.fastEndTime = base.fastEndTime;
+    this.fastCoarseTime = base.fastCoarseTime;
+    this.unobservedOnRealClock = false;
+    this.timedFastPath = eventListeners.isEmpty() && timeSource == SystemTime.INSTANCE && hedge == null
+        && !(liveBudget instanceof ConcurrentAllowance) && noWaits(gates); // as for any observed policy
+    this.hedgedFastPath = false; // (the hedged lane tells no observer)
+    this.once = base.once == base ? this : null;
+    this.recorded = this;
   }
 
   /** Work that receives its {@link Attempt}. */

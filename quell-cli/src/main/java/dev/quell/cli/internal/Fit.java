@@ -40,7 +40,8 @@ final class Fit {
 
   /** The fitted model. */
   record Model(String source, long calls, int seconds, double perSecond, double p50Millis, double p99Millis,
-      double errorRate, List<Incident> incidents, double measuredP90, double measuredP999, long healthyCalls) {
+      double errorRate, List<Incident> incidents, double measuredP90, double measuredP999, long healthyCalls,
+      long requests) {
 
     double sigma() {
       return (Math.log(p99Millis) - Math.log(p50Millis)) / Z99;
@@ -108,6 +109,17 @@ final class Fit {
    * @throws ScenarioException when there is too little to fit: under 100 calls, or under 10 seconds
    */
   static Model of(List<Telemetry.Sample> samples, String source) {
+    return of(new Telemetry.Recorded(samples, samples.size()), source);
+  }
+
+  /**
+   * Fits {@code recorded}: the dependency from its samples (the requests it answered), the load from
+   * its calls, named {@code source} in messages.
+   *
+   * @throws ScenarioException when there is too little to fit: under 100 requests, or under 10 seconds
+   */
+  static Model of(Telemetry.Recorded recorded, String source) {
+    List<Telemetry.Sample> samples = recorded.samples();
     if (samples.size() < 100) {
       throw new ScenarioException(source + " has " + samples.size() + " calls; fitting needs at least 100");
     }
@@ -233,9 +245,9 @@ final class Fit {
     double[] h = healthy.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     double measuredP50 = Math.max(0.001, quantile(h, 0.5));
     double measuredP99 = Math.max(measuredP50, quantile(h, 0.99));
-    return new Model(source, samples.size(), seconds, (double) samples.size() / seconds, measuredP50, measuredP99,
+    return new Model(source, recorded.calls(), seconds, (double) recorded.calls() / seconds, measuredP50, measuredP99,
         healthyCalls == 0 ? 0 : (double) healthyErrors / healthyCalls, incidents, quantile(h, 0.9),
-        quantile(h, 0.999), healthyCalls);
+        quantile(h, 0.999), healthyCalls, samples.size());
   }
 
   private static double quantile(double[] sorted, double q) {

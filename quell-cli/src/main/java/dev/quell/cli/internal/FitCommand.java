@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -27,23 +26,30 @@ import picocli.CommandLine.Spec;
             + " outages) with their start, end and severity. Prints how well the model fits and writes a scenario"
             + " file quell simulate runs.",
         "",
-        "The CSV has a header row naming timestamp, latency (or latency_ms) and outcome (or status), then a row per"
-            + " call; see docs/simulation.md.",
+        "The input is a CSV with a header row naming timestamp, latency (or latency_ms) and outcome (or status), then"
+            + " a row per call; or a JDK Flight Recorder recording (.jfr) with Quell's events, recorded with"
+            + " quell.jfc, whose attempts are the dependency's requests and whose calls are the load. See"
+            + " docs/simulation.md and docs/jfr.md.",
         ""},
     exitCodeOnInvalidInput = 2)
 public final class FitCommand implements Callable<Integer> {
-  /** The input formats, by name; a JFR recording of Quell's events is meant to join the CSV here. */
-  static final Map<String, Telemetry> FORMATS = Map.of("csv", new CsvTelemetry());
+  /** The input formats, by name. */
+  static final List<String> FORMATS = List.of("csv", "jfr");
 
   @Spec
   @Nullable CommandSpec spec;
 
-  @Parameters(paramLabel = "FILE", description = "The telemetry: a CSV of timestamp, latency, outcome.")
+  @Parameters(paramLabel = "FILE", description = "The telemetry: a CSV of timestamp, latency, outcome, or a JFR"
+      + " recording of Quell's events.")
   @Nullable Path file;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "csv",
-      description = "The input's format (default: ${DEFAULT-VALUE}; the only one so far).")
-  String format = "csv";
+  @Option(names = "--format", paramLabel = "FORMAT",
+      description = "The input's format: csv or jfr (default: jfr for a file named *.jfr, csv otherwise).")
+  @Nullable String format;
+
+  @Option(names = "--policy", paramLabel = "NAME",
+      description = "For a JFR recording: the policy whose events to fit (needed when it holds several).")
+  @Nullable String policy;
 
   @Option(names = "--out", paramLabel = "YAML",
       description = "Write the scenario file here (its folder must exist); without it the scenario goes to"
@@ -63,24 +69,32 @@ public final class FitCommand implements Callable<Integer> {
     PrintWriter stdout = s.commandLine().getOut();
     PrintWriter err = s.commandLine().getErr();
     try {
-      Telemetry telemetry = FORMATS.get(format.toLowerCase(Locale.ROOT));
-      if (telemetry == null) {
-        throw new ScenarioException("--format must be one of " + String.join(", ", FORMATS.keySet()) + ", was \""
-            + format + "\"");
-      }
       if (file == null || !Files.isRegularFile(file)) {
         throw new ScenarioException("there is no file " + (file == null ? "(none given)" : file.toAbsolutePath()));
       }
+      String f = format != null ? format.toLowerCase(Locale.ROOT)
+          : file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jfr") ? "jfr" : "csv";
+      if (!FORMATS.contains(f)) {
+        throw new ScenarioException("--format must be one of " + String.join(", ", FORMATS) + ", was \"" + format
+            + "\"");
+      }
+      if (policy != null && !f.equals("jfr")) {
+        throw new ScenarioException("--policy chooses a policy's events in a JFR recording; a CSV holds one"
+            + " dependency's calls");
+      }
+      Telemetry telemetry = f.equals("jfr") ? new JfrTelemetry(policy) : new CsvTelemetry();
       Path yamlFile = out == null ? null : SimulateCommand.outputFile("--out", out, ".yaml", ".yml");
       String stem = file.getFileName().toString().replaceFirst("\\.[A-Za-z]+$", "");
       String scenarioName = name != null ? name : stem.replaceAll("[^A-Za-z0-9._-]+", "-");
-      Fit.Model model = Fit.of(telemetry.read(file), file.getFileName().toString());
+      Fit.Model model = Fit.of(telemetry.recorded(file), file.getFileName().toString());
       String yaml = model.yaml(scenarioName);
       // the scenario must be one the simulator accepts: read it back as quell simulate would
       ScenarioFile.parse(yaml, scenarioName, "the fitted scenario");
 
       PrintWriter report = yamlFile == null ? err : stdout;
-      report.println("Fitted " + String.format(Locale.ROOT, "%,d", model.calls()) + " calls over "
+      report.println("Fitted " + String.format(Locale.ROOT, "%,d", model.calls()) + " calls"
+          + (model.requests() != model.calls() ? String.format(Locale.ROOT, " (%,d attempts)", model.requests()) : "")
+          + " over "
           + Text.clock(Duration.ofSeconds(model.seconds())) + " from " + file.getFileName() + ": "
           + Text.fixed(model.perSecond(), 1) + " calls/s; healthy p50 " + Text.ms(model.p50Millis()) + " ms, p99 "
           + Text.ms(model.p99Millis()) + " ms, error rate " + Text.percent(model.errorRate()));
