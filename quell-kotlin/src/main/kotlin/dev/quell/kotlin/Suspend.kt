@@ -156,16 +156,16 @@ internal class SuspendCall<T>(
 
   @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
   override fun start(attempt: Attempt): CompletionStage<Any> {
-    // the core has the attempt's own context current here (deadline at its end, the call's label)
-    val quell = QuellContext(ResilienceContext.current())
     if (inline === Thread.currentThread()) {
-      val run = InlineAttempt<T>(coroutineContext, quell)
+      val run = InlineAttempt<T>(coroutineContext)
       val answer = try {
         block.startCoroutineUninterceptedOrReturn(attempt, run)
       } catch (t: Throwable) {
+        run.started(suspended = false)
         run.ended(null, t) // the core judges it, a CancellationException included
         return run as CompletionStage<Any>
       }
+      run.started(suspended = answer === COROUTINE_SUSPENDED)
       if (answer === COROUTINE_SUSPENDED) {
         remember(run) // it resumes run when it ends
       } else {
@@ -174,6 +174,8 @@ internal class SuspendCall<T>(
       }
       return run as CompletionStage<Any>
     }
+    // the core has the attempt's own context current here (deadline at its end, the call's label)
+    val quell = QuellContext(ResilienceContext.current())
     val result = AttemptFuture<T>()
     val job = launch(quell) {
       try {
@@ -231,11 +233,20 @@ internal class SuspendCall<T>(
  * An attempt run on the caller's thread while it starts the call: [SuspendCall.block] started in
  * place, with this object as its completion, its coroutine context and the future the core sees.
  *
- * As a context it is the caller's, with [quell] and a job of the attempt's own (a child of the
- * caller's) in place of theirs. The job is made only when someone asks for it: a suspension that
- * can be cancelled, `isActive`, or anything that folds the context. A block that answers without
- * suspending, as most do once their data is cached, thus costs no job; and a cancel from the core
- * that comes before the job exists is remembered and applied when it is made.
+ * As a context it is the caller's, with a [QuellContext] holding the attempt's own
+ * [ResilienceContext] and a job of the attempt's own (a child of the caller's) in place of theirs.
+ * Both are made only when something asks for them: a suspension that can be cancelled, `isActive`,
+ * [currentResilienceContext], or anything that folds the context (a dispatch, `withContext`,
+ * `launch`). A block that answers without suspending, as most do once their data is cached, thus
+ * costs neither; and a cancel from the core that comes before the job exists is remembered and
+ * applied when it is made.
+ *
+ * The attempt's context is what the core makes current while it starts the attempt, so it can be
+ * read only on the starting thread before [started]: it is read then if the block asked for it, or
+ * at [started] if the block suspended (a suspended block may be resumed, and ask, anywhere). A
+ * thread that asks in between, on a block resumed at once elsewhere without a dispatcher, waits the
+ * moment it takes the starting thread to return from the block. After a block that ended without
+ * asking, nothing can ask for its attempt's context but stray code, which gets the caller's.
  *
  * As the core's future, the core's `cancel` cancels the job and leaves the future to complete when
  * the block has ended, so that a value that still arrives reaches the core, which hands it to the
@@ -243,8 +254,12 @@ internal class SuspendCall<T>(
  */
 internal class InlineAttempt<T>(
   private val caller: CoroutineContext,
-  private val quell: QuellContext,
 ) : CompletableFuture<T>(), Continuation<T>, CoroutineContext {
+  /** The thread starting the block, until [started]; then null. */
+  @Volatile private var starting: Thread? = Thread.currentThread()
+  /** The attempt's [QuellContext], once read. */
+  @Volatile private var quell: QuellContext? = null
+
   /** Null, the attempt's [CompletableJob], or [CANCEL] (cancelled before any job was made). */
   @JvmField @Volatile internal var job: Any? = null
   /** The context as the standard chain, once something needed it whole. */
@@ -317,9 +332,38 @@ internal class InlineAttempt<T>(
     }
   }
 
+  /** The block returned from its start: with its value or failure, or [suspended]. */
+  fun started(suspended: Boolean) {
+    if (suspended && quell == null) {
+      quell = QuellContext(ResilienceContext.current()) // suspended: it may be resumed and ask anywhere
+    }
+    starting = null
+  }
+
+  private fun quellContext(): QuellContext? {
+    while (true) {
+      val q = quell
+      if (q != null) {
+        return q
+      }
+      val s = starting
+      if (s === Thread.currentThread()) {
+        // the core has the attempt's own context current here (deadline at its end, the call's label)
+        val made = QuellContext(ResilienceContext.current())
+        quell = made
+        return made
+      }
+      if (s == null && quell == null) {
+        return caller[QuellContext] // the block ended without asking; the attempt is over
+      }
+      Thread.onSpinWait() // the starting thread is returning from the block and reads it now
+    }
+  }
+
   private fun wholeContext(): CoroutineContext {
     whole?.let { return it }
-    val made = caller + attemptJob() + quell
+    val q = quellContext()
+    val made = if (q == null) caller + attemptJob() else caller + attemptJob() + q
     WHOLE.compareAndSet(this, null, made)
     return whole!!
   }
@@ -327,7 +371,7 @@ internal class InlineAttempt<T>(
   @Suppress("UNCHECKED_CAST") // each key answers its own element type
   override fun <E : CoroutineContext.Element> get(key: CoroutineContext.Key<E>): E? = when {
     key === Job -> attemptJob() as E
-    key === QuellContext -> quell as E
+    key === QuellContext -> quellContext() as E
     else -> caller[key]
   }
 
