@@ -10,6 +10,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import kotlin.coroutines.Continuation;
 import kotlin.coroutines.EmptyCoroutineContext;
@@ -55,6 +56,8 @@ public class KotlinBenchmark {
   @State(Scope.Benchmark)
   public static class Policies {
     final Resilience quell = Resilience.DEFAULT;
+    /** DEFAULT without the attempt timeout and the deadline: no timer per attempt (what the timers cost). */
+    final Resilience quellNoTimers = Resilience.DEFAULT.withoutAttemptTimeout().withoutDeadline();
     final Resilience quellFailOnce = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.of(1.0, 1000));
     final Retry resilience4j = Retry.ofDefaults("kotlin-success");
     final Retry resilience4jFailOnce = Retry.of("kotlin-fail-once", RetryConfig.custom()
@@ -114,6 +117,21 @@ public class KotlinBenchmark {
   @Benchmark
   public String successQuell(Policies p, Work work) throws InterruptedException {
     return block((scope, c) -> SuspendKt.executeSuspend(p.quell, work.quellSuccess, c));
+  }
+
+  /** Quell without timers, to show what the attempt timeout's timer costs on the real clock. */
+  @Benchmark
+  public String successQuellNoTimers(Policies p, Work work) throws InterruptedException {
+    return block((scope, c) -> SuspendKt.executeSuspend(p.quellNoTimers, work.quellSuccess, c));
+  }
+
+  /**
+   * For scale: the core's asynchronous call alone under {@code DEFAULT}, with work that answers at
+   * once, and no coroutine at all (no bridge either): what {@code executeSuspend} builds on.
+   */
+  @Benchmark
+  public String successCoreExecuteAsync(Policies p, Work work) {
+    return p.quell.<String>executeAsync(attempt -> CompletableFuture.completedFuture(work.value)).join();
   }
 
   @Benchmark

@@ -15,6 +15,8 @@ class KotlinBenchmarkTest {
     assertThat(benchmark.runBlockingOnly(work)).isEqualTo("ok");
     assertThat(benchmark.successQuell(policies, work)).isEqualTo("ok");
     assertThat(benchmark.successResilience4j(policies, work)).isEqualTo("ok");
+    assertThat(benchmark.successQuellNoTimers(policies, work)).isEqualTo("ok");
+    assertThat(benchmark.successCoreExecuteAsync(policies, work)).isEqualTo("ok");
   }
 
   @Test
