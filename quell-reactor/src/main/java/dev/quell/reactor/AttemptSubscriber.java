@@ -52,10 +52,12 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
   private final Context downstream;
   /** A Mono's attempt requests everything; a Flux's one element. */
   private final boolean requestAll;
-  /** The context the upstream sees, once made. */
-  private volatile @Nullable Context context;
-  /** The thread starting the attempt, until {@link #started}; then null. */
-  private volatile @Nullable Thread starting;
+  /**
+   * The thread starting the attempt, until the context the upstream sees is made or
+   * {@link #started} settles it; then that {@link Context} (the subscriber's own, for a {@code Mono}
+   * that answered without asking). Written only by the starting thread while it holds a thread.
+   */
+  private volatile Object contextOrStarter;
   private volatile @Nullable Subscription upstream;
   /** SIGNALLED and REGISTERED bits: whoever sets the second one tells the driver. */
   private volatile int phase;
@@ -70,44 +72,39 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
   AttemptSubscriber(Context downstream, boolean requestAll) {
     this.downstream = downstream;
     this.requestAll = requestAll;
-    this.starting = Thread.currentThread();
+    this.contextOrStarter = Thread.currentThread();
   }
 
   @Override
   public Context currentContext() {
-    Context c = context;
-    return c != null ? c : attemptContext();
+    Object c = contextOrStarter;
+    return c instanceof Context ? (Context) c : attemptContext();
   }
 
   private Context attemptContext() {
     while (true) {
-      Context c = context;
-      if (c != null) {
-        return c;
+      Object c = contextOrStarter;
+      if (c instanceof Context) {
+        return (Context) c;
       }
-      Thread s = starting;
-      if (s == Thread.currentThread()) {
-        c = CallContext.forAttempt(downstream); // the core has the attempt's context current here
-        context = c;
-        return c;
+      if (c == Thread.currentThread()) {
+        Context made = CallContext.forAttempt(downstream); // the core has the attempt's context current here
+        contextOrStarter = made;
+        return made;
       }
-      if (s == null) {
-        c = context;
-        return c != null ? c : downstream; // a Mono that answered without asking: its attempt is over
-      }
-      Thread.onSpinWait(); // the starting thread is returning from subscribe and makes it now
+      Thread.onSpinWait(); // the starting thread is returning from subscribe and settles it now
     }
   }
 
   /**
    * The upstream's {@code subscribe} returned, on the starting thread: the attempt's context is
-   * made now unless a {@code Mono} has answered already (nothing of it runs on).
+   * made now unless a {@code Mono} has answered already (nothing of it runs on; should anything
+   * still ask, it gets the subscriber's).
    */
   final void started() {
-    if (context == null && !(requestAll && reported)) {
-      context = CallContext.forAttempt(downstream);
+    if (!(contextOrStarter instanceof Context)) {
+      contextOrStarter = requestAll && reported ? downstream : CallContext.forAttempt(downstream);
     }
-    starting = null;
   }
 
   @Override
