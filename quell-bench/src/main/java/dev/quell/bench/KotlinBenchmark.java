@@ -10,6 +10,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import kotlin.coroutines.Continuation;
 import kotlin.coroutines.EmptyCoroutineContext;
@@ -42,7 +43,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * (automatic budget, 30 s deadline, 10 s attempt timeout) for success, and for fail-once zero
  * backoff with a budget that funds one retry per success ({@code RetryBudget.of(1.0, 1000)}); Resilience4j
  * {@code Retry.ofDefaults} for success and 3 attempts with {@code waitDuration(0)} for fail-once.
- * The failure is one preallocated stackless {@link IOException}.
+ * The failure is one preallocated stackless {@link IOException}. Every row also reports
+ * {@link CpuClock}'s {@code cpuMicros} and {@code wallMicros}, as {@link ReactorBenchmark}'s do.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -55,6 +57,8 @@ public class KotlinBenchmark {
   @State(Scope.Benchmark)
   public static class Policies {
     final Resilience quell = Resilience.DEFAULT;
+    /** DEFAULT without the attempt timeout and the deadline: no timer per attempt (what the timers cost). */
+    final Resilience quellNoTimers = Resilience.DEFAULT.withoutAttemptTimeout().withoutDeadline();
     final Resilience quellFailOnce = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.of(1.0, 1000));
     final Retry resilience4j = Retry.ofDefaults("kotlin-success");
     final Retry resilience4jFailOnce = Retry.of("kotlin-fail-once", RetryConfig.custom()
@@ -105,31 +109,46 @@ public class KotlinBenchmark {
   // ------------------------------------------------------------------ the bridge alone
 
   @Benchmark
-  public String runBlockingOnly(Work work) throws InterruptedException {
+  public String runBlockingOnly(Work work, CpuClock cpu) throws InterruptedException {
     return block((scope, c) -> work.value);
   }
 
   // ------------------------------------------------------------------ success
 
   @Benchmark
-  public String successQuell(Policies p, Work work) throws InterruptedException {
+  public String successQuell(Policies p, Work work, CpuClock cpu) throws InterruptedException {
     return block((scope, c) -> SuspendKt.executeSuspend(p.quell, work.quellSuccess, c));
   }
 
+  /** Quell without timers, to show what the attempt timeout's timer costs on the real clock. */
   @Benchmark
-  public String successResilience4j(Policies p, Work work) throws InterruptedException {
+  public String successQuellNoTimers(Policies p, Work work, CpuClock cpu) throws InterruptedException {
+    return block((scope, c) -> SuspendKt.executeSuspend(p.quellNoTimers, work.quellSuccess, c));
+  }
+
+  /**
+   * For scale: the core's asynchronous call alone under {@code DEFAULT}, with work that answers at
+   * once, and no coroutine at all (no bridge either): what {@code executeSuspend} builds on.
+   */
+  @Benchmark
+  public String successCoreExecuteAsync(Policies p, Work work, CpuClock cpu) {
+    return p.quell.<String>executeAsync(attempt -> CompletableFuture.completedFuture(work.value)).join();
+  }
+
+  @Benchmark
+  public String successResilience4j(Policies p, Work work, CpuClock cpu) throws InterruptedException {
     return block((scope, c) -> RetryKt.executeSuspendFunction(p.resilience4j, work.r4jSuccess, c));
   }
 
   // ------------------------------------------------------------------ fail once, then succeed
 
   @Benchmark
-  public String failOnceQuell(Policies p, Work work) throws InterruptedException {
+  public String failOnceQuell(Policies p, Work work, CpuClock cpu) throws InterruptedException {
     return block((scope, c) -> SuspendKt.executeSuspend(p.quellFailOnce, work.quellFailOnce, c));
   }
 
   @Benchmark
-  public String failOnceResilience4j(Policies p, Work work) throws InterruptedException {
+  public String failOnceResilience4j(Policies p, Work work, CpuClock cpu) throws InterruptedException {
     return block((scope, c) -> RetryKt.executeSuspendFunction(p.resilience4jFailOnce, work.r4jFailOnce, c));
   }
 }

@@ -131,6 +131,15 @@ public class ReactorBenchmark {
     return policies.quell.runAsync(attempt -> java.util.concurrent.CompletableFuture.completedFuture(work.succeed())).join().value();
   }
 
+  /**
+   * The core's asynchronous call alone without timers (the policy of {@link #successQuellNoTimers}):
+   * with {@link #successCoreRunAsync}, what the attempt timer costs the core itself.
+   */
+  @Benchmark
+  public @Nullable Object successCoreRunAsyncNoTimers(Policies policies, Work work, CpuClock cpu) {
+    return policies.quellNoTimers.runAsync(attempt -> java.util.concurrent.CompletableFuture.completedFuture(work.succeed())).join().value();
+  }
+
   /** Quell without timers, to show what the attempt timeout's timer costs on the real clock. */
   @Benchmark
   public @Nullable String successQuellNoTimers(Work work, CpuClock cpu) {

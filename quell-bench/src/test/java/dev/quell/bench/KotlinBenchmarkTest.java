@@ -9,19 +9,22 @@ class KotlinBenchmarkTest {
   private final KotlinBenchmark benchmark = new KotlinBenchmark();
   private final KotlinBenchmark.Policies policies = new KotlinBenchmark.Policies();
   private final KotlinBenchmark.Work work = new KotlinBenchmark.Work();
+  private final CpuClock cpu = new CpuClock();
 
   @Test
   void everyBenchmarkReturnsTheValue() throws Exception {
-    assertThat(benchmark.runBlockingOnly(work)).isEqualTo("ok");
-    assertThat(benchmark.successQuell(policies, work)).isEqualTo("ok");
-    assertThat(benchmark.successResilience4j(policies, work)).isEqualTo("ok");
+    assertThat(benchmark.runBlockingOnly(work, cpu)).isEqualTo("ok");
+    assertThat(benchmark.successQuell(policies, work, cpu)).isEqualTo("ok");
+    assertThat(benchmark.successResilience4j(policies, work, cpu)).isEqualTo("ok");
+    assertThat(benchmark.successQuellNoTimers(policies, work, cpu)).isEqualTo("ok");
+    assertThat(benchmark.successCoreExecuteAsync(policies, work, cpu)).isEqualTo("ok");
   }
 
   @Test
   void failOnceRetriesOnceInBothLibraries() throws Exception {
     for (int i = 0; i < 100; i++) {
-      assertThat(benchmark.failOnceQuell(policies, work)).isEqualTo("ok");
-      assertThat(benchmark.failOnceResilience4j(policies, work)).isEqualTo("ok");
+      assertThat(benchmark.failOnceQuell(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.failOnceResilience4j(policies, work, cpu)).isEqualTo("ok");
     }
     assertThat(policies.quellFailOnce.budget().tokens()).as("every retry funded, every success refunds it")
         .isEqualTo(policies.quellFailOnce.budget().capacity());

@@ -8,46 +8,59 @@ import dev.quell.StopReason
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.cancellation.CancellationException
+import kotlin.coroutines.coroutineContext
+import kotlin.coroutines.intrinsics.COROUTINE_SUSPENDED
+import kotlin.coroutines.intrinsics.startCoroutineUninterceptedOrReturn
+import kotlin.coroutines.resumeWithException
+import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.suspendCancellableCoroutine
-import kotlin.coroutines.resumeWithException
+import kotlinx.coroutines.withContext
 
 /**
  * Runs the suspend function [block] under this policy and returns its value, or throws.
  *
  * The call is Quell's asynchronous driver (`executeAsync`): the core decides every retry, wait,
  * timeout, hedge and refusal, exactly as for a `CompletableFuture`. Each attempt runs [block] as a
- * child coroutine of the caller (its dispatcher, its context) with a [QuellContext] holding the
- * attempt's deadline and criticality. The first attempt starts on the caller's thread without a
- * dispatch; retries and hedges are dispatched on the caller's dispatcher. Waits between attempts
- * suspend; no thread is blocked.
+ * child of the caller's job (its dispatcher, its context) with a [QuellContext] holding the
+ * attempt's deadline and criticality. An attempt the core starts while the caller's thread is
+ * starting the call (the first attempt, and a retry that needs no wait) runs on that thread at
+ * once, in the caller's coroutine, with a job of its own that is made only if the block asks for
+ * it or suspends; other retries and hedges are launched on the caller's dispatcher. Waits between
+ * attempts suspend; no thread is blocked.
  *
  * Cancellation is the caller's: cancelling the calling coroutine cancels the attempt in flight and
  * ends the call `CANCELLED`, with nothing charged to the budget or the breaker, and the
  * [CancellationException] is rethrown as is; a `CancellationException` thrown by [block] is never
  * retried or taken for a failure of the dependency. An attempt the core gives up on (its timeout, a
- * hedge that lost) is cancelled; the call returns only once every attempt coroutine it started has
- * ended (structured concurrency), so an attempt that ignores cancellation holds the caller up.
+ * hedge that lost) is cancelled; the call returns only once every attempt it started has ended
+ * (structured concurrency), so an attempt that ignores cancellation holds the caller up.
  *
  * Throws what `execute` throws: the last attempt's exception unchanged when the failure was
  * permanent or the attempts ran out, `CallRejectedException` when a gate or the budget refused,
  * `DeadlineExceededException` at the deadline.
  */
-public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T): T = coroutineScope {
-  val work = SuspendWork(this, block)
-  work.startInline()
+public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T): T {
+  val call = SuspendCall(this, coroutineContext, block)
+  call.startInline()
   val result = try {
-    executeAsync(work)
+    executeAsync(call)
   } finally {
-    work.endInline()
+    call.endInline()
   }
-  @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
-  (result.awaitOrDiscard(this@executeSuspend) { it } as T)
+  if (call.endedWith(result)) {
+    @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
+    return result.join() as T // the call and all its attempts ended while it started: nothing to wait for
+  }
+  return call.finish(result) // a tail call: the path above keeps no continuation of its own
 }
 
 /**
@@ -55,21 +68,29 @@ public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T):
  * work's failures and Quell's refusals. A call that ends `CANCELLED` has no outcome: its
  * [CancellationException] is rethrown, never swallowed.
  */
-public suspend fun <T : Any> Resilience.runSuspend(block: suspend (Attempt) -> T?): Outcome<T> = coroutineScope {
-  val work = SuspendWork(this, block)
-  work.startInline()
+public suspend fun <T : Any> Resilience.runSuspend(block: suspend (Attempt) -> T?): Outcome<T> {
+  val call = SuspendCall(this, coroutineContext, block)
+  call.startInline()
   val result = try {
-    runAsync(work)
+    runAsync(call)
   } finally {
-    work.endInline()
+    call.endInline()
   }
-  @Suppress("UNCHECKED_CAST") // the core's outcome carries the value the block returned
-  val outcome = result.awaitOrDiscard(this@runSuspend) { it.value() } as Outcome<T>
+  if (call.endedWith(result)) {
+    @Suppress("UNCHECKED_CAST") // the value the block returned, typed as runSuspend's caller expects
+    return outcomeOrThrow(result.join()) as Outcome<T>
+  }
+  @Suppress("UNCHECKED_CAST") // as above
+  return call.finishRun(result) as Outcome<T>
+}
+
+/** The outcome of a call, unless it ended `CANCELLED`: that is the caller's cancellation, rethrown. */
+private fun <T : Any> outcomeOrThrow(outcome: Outcome<T>): Outcome<T> {
   if (outcome.stopReason() == StopReason.CANCELLED) {
     val failure = outcome.failure().orElse(null)
     throw failure as? CancellationException ?: CancellationException("call cancelled", failure)
   }
-  outcome
+  return outcome
 }
 
 /**
@@ -92,6 +113,284 @@ internal suspend fun <V> CompletableFuture<V>.awaitOrDiscard(policy: Resilience,
       }
     }
     waiter.invokeOnCancellation { cancel(false) }
+  }
+}
+
+/**
+ * One suspend call as the core's [Resilience.AsyncWork]. An attempt the core starts on the caller's
+ * thread while the caller is starting the call runs [block] there and then, in the caller's
+ * coroutine ([InlineAttempt]); any other is launched on the caller's dispatcher, as a child of the
+ * caller's job. Attempts still running when [start] returned are remembered, and [finish] waits for
+ * them after the call's end (structured concurrency); a call whose every attempt ended inside
+ * [start] keeps no list and needs no wait.
+ */
+internal class SuspendCall<T>(
+  private val policy: Resilience,
+  /** The caller's coroutine context: its job is the parent of every attempt, its dispatcher theirs. */
+  override val coroutineContext: CoroutineContext,
+  private val block: suspend (Attempt) -> T,
+) : Resilience.AsyncWork<Any>, CoroutineScope {
+  /**
+   * The caller's thread while it starts the call. A plain field: only that thread ever finds its
+   * own thread here, and it reads its own writes; any other thread sees another thread or null.
+   */
+  private var inline: Thread? = null
+
+  /**
+   * Attempts that had not ended when [start] returned ([InlineAttempt]s and launched [Job]s); changed
+   * under this object's lock, read without it once the call is over (the core starts nothing after).
+   */
+  @Volatile private var running: ArrayList<Any>? = null
+
+  fun startInline() {
+    inline = Thread.currentThread()
+  }
+
+  fun endInline() {
+    inline = null
+  }
+
+  /** True when [result] is complete with a value and no attempt may still be running. */
+  fun endedWith(result: CompletableFuture<*>): Boolean =
+    result.isDone && running == null && !result.isCompletedExceptionally && !result.isCancelled
+
+  @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
+  override fun start(attempt: Attempt): CompletionStage<Any> {
+    if (inline === Thread.currentThread()) {
+      val run = InlineAttempt<T>(coroutineContext)
+      val answer = try {
+        block.startCoroutineUninterceptedOrReturn(attempt, run)
+      } catch (t: Throwable) {
+        run.started(suspended = false)
+        run.ended(null, t) // the core judges it, a CancellationException included
+        return run as CompletionStage<Any>
+      }
+      run.started(suspended = answer === COROUTINE_SUSPENDED)
+      if (answer === COROUTINE_SUSPENDED) {
+        remember(run) // it resumes run when it ends
+      } else {
+        @Suppress("UNCHECKED_CAST") // not the marker: the block's own value
+        run.ended(answer as T, null)
+      }
+      return run as CompletionStage<Any>
+    }
+    // the core has the attempt's own context current here (deadline at its end, the call's label)
+    val quell = QuellContext(ResilienceContext.current())
+    val result = AttemptFuture<T>()
+    val job = launch(quell) {
+      try {
+        result.complete(block(attempt))
+      } catch (t: Throwable) {
+        result.completeExceptionally(t) // the core judges it, a CancellationException included
+      }
+    }
+    remember(job)
+    result.attach(job, needsWatch = true)
+    return result as CompletionStage<Any>
+  }
+
+  private fun remember(attempt: Any) {
+    synchronized(this) {
+      (running ?: ArrayList<Any>(2).also { running = it }).add(attempt)
+    }
+  }
+
+  /** Waits for the call's value as [awaitOrDiscard] does, then for every attempt still running. */
+  suspend fun finish(result: CompletableFuture<Any>): T {
+    try {
+      @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
+      return result.awaitOrDiscard(policy) { it } as T
+    } finally {
+      joinAttempts()
+    }
+  }
+
+  /** As [finish], for [runSuspend]'s outcome. */
+  suspend fun finishRun(result: CompletableFuture<Outcome<Any>>): Outcome<Any> {
+    val outcome = try {
+      result.awaitOrDiscard(policy) { it.value() }
+    } finally {
+      joinAttempts()
+    }
+    return outcomeOrThrow(outcome)
+  }
+
+  /** Waits, even when cancelled (as `coroutineScope` does for its children), for the attempts still running. */
+  private suspend fun joinAttempts() {
+    val attempts = synchronized(this) { running?.toList() } ?: return
+    withContext(NonCancellable) {
+      for (a in attempts) {
+        when (a) {
+          is Job -> a.join()
+          is InlineAttempt<*> -> a.awaitEnd()
+        }
+      }
+    }
+  }
+}
+
+/**
+ * An attempt run on the caller's thread while it starts the call: [SuspendCall.block] started in
+ * place, with this object as its completion, its coroutine context and the future the core sees.
+ *
+ * As a context it is the caller's, with a [QuellContext] holding the attempt's own
+ * [ResilienceContext] and a job of the attempt's own (a child of the caller's) in place of theirs.
+ * Both are made only when something asks for them: a suspension that can be cancelled, `isActive`,
+ * [currentResilienceContext], or anything that folds the context (a dispatch, `withContext`,
+ * `launch`). A block that answers without suspending, as most do once their data is cached, thus
+ * costs neither; and a cancel from the core that comes before the job exists is remembered and
+ * applied when it is made.
+ *
+ * The attempt's context is what the core makes current while it starts the attempt, so it can be
+ * read only on the starting thread before [started]: it is read then if the block asked for it, or
+ * at [started] if the block suspended (a suspended block may be resumed, and ask, anywhere). A
+ * thread that asks in between, on a block resumed at once elsewhere without a dispatcher, waits the
+ * moment it takes the starting thread to return from the block. After a block that ended without
+ * asking, nothing can ask for its attempt's context but stray code, which gets the caller's.
+ *
+ * As the core's future, the core's `cancel` cancels the job and leaves the future to complete when
+ * the block has ended, so that a value that still arrives reaches the core, which hands it to the
+ * policy's discard hook.
+ */
+internal class InlineAttempt<T>(
+  private val caller: CoroutineContext,
+) : CompletableFuture<T>(), Continuation<T>, CoroutineContext {
+  /** The thread starting the block, until [started]; then null. */
+  @Volatile private var starting: Thread? = Thread.currentThread()
+  /** The attempt's [QuellContext], once read. */
+  @Volatile private var quell: QuellContext? = null
+
+  /** Null, the attempt's [CompletableJob], or [CANCEL] (cancelled before any job was made). */
+  @JvmField @Volatile internal var job: Any? = null
+  /** The context as the standard chain, once something needed it whole. */
+  @JvmField @Volatile internal var whole: CoroutineContext? = null
+
+  override val context: CoroutineContext
+    get() = this
+
+  /** The block ended (returned, threw, or resumed this continuation). */
+  fun ended(value: T?, failure: Throwable?) {
+    while (true) {
+      val j = job
+      if (j is CompletableJob) {
+        j.complete() // (a cancelled job stays cancelled)
+        break
+      }
+      if (JOB.compareAndSet(this, j, ENDED)) {
+        break // a job asked for from now on is made already complete
+      }
+    }
+    if (failure != null) {
+      completeExceptionally(failure)
+    } else {
+      @Suppress("UNCHECKED_CAST") // a null value is the core's null
+      complete(value as T)
+    }
+  }
+
+  override fun resumeWith(result: Result<T>) {
+    ended(result.getOrNull(), result.exceptionOrNull())
+  }
+
+  /** Suspends until the block has ended, whatever it ended with. */
+  suspend fun awaitEnd() {
+    if (isDone) {
+      return
+    }
+    suspendCancellableCoroutine { waiter ->
+      whenComplete { _, _ -> waiter.resumeWith(Result.success(Unit)) }
+    }
+  }
+
+  override fun cancel(mayInterruptIfRunning: Boolean): Boolean {
+    while (true) {
+      val j = job
+      when {
+        j is Job -> j.cancel()
+        j === ENDED -> return false
+        j !== CANCEL && !JOB.compareAndSet(this, null, CANCEL) -> continue
+      }
+      return true
+    }
+  }
+
+  private fun attemptJob(): Job {
+    while (true) {
+      val j = job
+      if (j is Job) {
+        return j
+      }
+      // after the block's end, a job that is already over: nothing is left to cancel or to wait for
+      val made = if (j === ENDED) Job().also { it.complete() } else Job(caller[Job])
+      if (JOB.compareAndSet(this, j, made)) {
+        if (j === CANCEL) {
+          made.cancel()
+        }
+        return made
+      }
+      made.cancel() // another thread changed the state first; this job was never seen: detach it
+    }
+  }
+
+  /** The block returned from its start: with its value or failure, or [suspended]. */
+  fun started(suspended: Boolean) {
+    if (suspended && quell == null) {
+      quell = QuellContext(ResilienceContext.current()) // suspended: it may be resumed and ask anywhere
+    }
+    starting = null
+  }
+
+  private fun quellContext(): QuellContext? {
+    while (true) {
+      val q = quell
+      if (q != null) {
+        return q
+      }
+      val s = starting
+      if (s === Thread.currentThread()) {
+        // the core has the attempt's own context current here (deadline at its end, the call's label)
+        val made = QuellContext(ResilienceContext.current())
+        quell = made
+        return made
+      }
+      if (s == null && quell == null) {
+        return caller[QuellContext] // the block ended without asking; the attempt is over
+      }
+      Thread.onSpinWait() // the starting thread is returning from the block and reads it now
+    }
+  }
+
+  private fun wholeContext(): CoroutineContext {
+    whole?.let { return it }
+    val q = quellContext()
+    val made = if (q == null) caller + attemptJob() else caller + attemptJob() + q
+    WHOLE.compareAndSet(this, null, made)
+    return whole!!
+  }
+
+  @Suppress("UNCHECKED_CAST") // each key answers its own element type
+  override fun <E : CoroutineContext.Element> get(key: CoroutineContext.Key<E>): E? = when {
+    key === Job -> attemptJob() as E
+    key === QuellContext -> quellContext() as E
+    else -> caller[key]
+  }
+
+  override fun <R> fold(initial: R, operation: (R, CoroutineContext.Element) -> R): R =
+    wholeContext().fold(initial, operation)
+
+  override fun minusKey(key: CoroutineContext.Key<*>): CoroutineContext = wholeContext().minusKey(key)
+
+  override fun toString(): String = "InlineAttempt[" + (if (isDone) "ended" else "running") + "]"
+
+  private companion object {
+    /** The core cancelled the attempt before anyone asked for its job. */
+    private val CANCEL = Any()
+    /** The block has ended. */
+    private val ENDED = Any()
+    private val JOB: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
+      AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "job")
+    private val WHOLE: AtomicReferenceFieldUpdater<InlineAttempt<*>, CoroutineContext?> =
+      AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, CoroutineContext::class.java, "whole")
   }
 }
 
@@ -130,13 +429,6 @@ internal abstract class AttemptLauncher<T>(private val scope: CoroutineScope) : 
     result.attach(job, needsWatch = !undispatched)
     @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
     return result as CompletionStage<Any>
-  }
-}
-
-private class SuspendWork<T>(scope: CoroutineScope, private val block: suspend (Attempt) -> T) :
-  AttemptLauncher<T>(scope) {
-  override suspend fun attempt(attempt: Attempt, result: AttemptFuture<T>) {
-    result.complete(block(attempt))
   }
 }
 

@@ -21,7 +21,15 @@ import reactor.util.context.Context;
  * discard hook through the core, exactly once.
  *
  * <p>A {@code Mono}'s attempt requests everything; a {@code Flux}'s requests one element, reports it
- * as the attempt's value and then holds: {@link FluxHead} decides whether the stream goes on.
+ * as the attempt's value and then holds: {@link QuellFlux} decides whether the stream goes on.
+ *
+ * <p>The Reactor context the upstream sees ({@link #currentContext}) is the subscriber's with the
+ * attempt's {@link dev.quell.ResilienceContext}, which the core makes current only while it starts
+ * the attempt. It is made when first asked for on the starting thread, or when the upstream's
+ * {@code subscribe} returns ({@link #started}) unless a {@code Mono} has already answered: a
+ * {@code Mono} that answers while it is subscribed to and never asks (most do not) costs no context.
+ * A thread that asks while the attempt is still starting waits the moment it takes the starting
+ * thread to return from {@code subscribe}.
  */
 class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscriber<T>, DirectStage {
   private static final VarHandle PHASE;
@@ -40,38 +48,76 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
   private static final int SIGNALLED = 1;
   private static final int REGISTERED = 2;
 
-  private final Context context;
-  private final long initialRequest;
+  /** The subscriber's context, without the attempt's. */
+  private final Context downstream;
+  /** A Mono's attempt requests everything; a Flux's one element. */
+  private final boolean requestAll;
+  /**
+   * The thread starting the attempt, until the context the upstream sees is made or
+   * {@link #started} settles it; then that {@link Context} (the subscriber's own, for a {@code Mono}
+   * that answered without asking). Written only by the starting thread while it holds a thread.
+   */
+  private volatile Object contextOrStarter;
   private volatile @Nullable Subscription upstream;
   /** SIGNALLED and REGISTERED bits: whoever sets the second one tells the driver. */
   private volatile int phase;
   private @Nullable BiFunction<@Nullable Object, @Nullable Throwable, ?> callback;
-  private @Nullable Object value;
-  private @Nullable Throwable failure;
+  /** The first signal's value, or its failure when {@link #failed}. */
+  private @Nullable Object signal;
+  private boolean failed;
   /** The first signal has been taken (written and read by the upstream's serial signals only). */
   boolean reported;
 
-  AttemptSubscriber(Context context, long initialRequest) {
-    this.context = context;
-    this.initialRequest = initialRequest;
+  /** An attempt for {@code downstream}'s subscriber, started on this thread while the core starts it. */
+  AttemptSubscriber(Context downstream, boolean requestAll) {
+    this.downstream = downstream;
+    this.requestAll = requestAll;
+    this.contextOrStarter = Thread.currentThread();
   }
 
   @Override
   public Context currentContext() {
-    return context;
+    Object c = contextOrStarter;
+    return c instanceof Context ? (Context) c : attemptContext();
+  }
+
+  private Context attemptContext() {
+    while (true) {
+      Object c = contextOrStarter;
+      if (c instanceof Context) {
+        return (Context) c;
+      }
+      if (c == Thread.currentThread()) {
+        Context made = CallContext.forAttempt(downstream); // the core has the attempt's context current here
+        contextOrStarter = made;
+        return made;
+      }
+      Thread.onSpinWait(); // the starting thread is returning from subscribe and settles it now
+    }
+  }
+
+  /**
+   * The upstream's {@code subscribe} returned, on the starting thread: the attempt's context is
+   * made now unless a {@code Mono} has answered already (nothing of it runs on; should anything
+   * still ask, it gets the subscriber's).
+   */
+  final void started() {
+    if (!(contextOrStarter instanceof Context)) {
+      contextOrStarter = requestAll && reported ? downstream : CallContext.forAttempt(downstream);
+    }
   }
 
   @Override
   public void onSubscribe(Subscription s) {
     if (Operators.setOnce(UPSTREAM_UPDATER, this, s)) {
-      s.request(initialRequest);
+      s.request(requestAll ? Long.MAX_VALUE : 1);
     }
   }
 
   @Override
   public void onNext(T t) {
     if (reported) {
-      Operators.onNextDropped(t, context);
+      Operators.onNextDropped(t, currentContext());
       return;
     }
     reported = true;
@@ -81,7 +127,7 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
   @Override
   public void onError(Throwable t) {
     if (reported) {
-      Operators.onErrorDropped(t, context);
+      Operators.onErrorDropped(t, currentContext());
       return;
     }
     reported = true;
@@ -98,8 +144,8 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
 
   /** Hands the attempt's end to the driver once both it and the driver's callback are here. */
   final void report(@Nullable Object v, @Nullable Throwable f) {
-    value = v;
-    failure = f;
+    failed = f != null;
+    signal = f != null ? f : v;
     int before = (int) PHASE.getAndBitwiseOr(this, SIGNALLED);
     if ((before & REGISTERED) != 0) {
       fire();
@@ -117,10 +163,9 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
 
   private void fire() {
     BiFunction<@Nullable Object, @Nullable Throwable, ?> cb = callback;
-    Object v = value;
-    Throwable f = failure;
-    value = null;
-    failure = null;
+    Object v = failed ? null : signal;
+    Throwable f = failed ? (Throwable) signal : null;
+    signal = null;
     if (cb != null) {
       Object unused = cb.apply(v, f); // the driver's own hook: nothing to return
     }

@@ -92,7 +92,7 @@ final class QuellFlux<T> extends FluxOperator<T, T> {
 
     @Override
     public CompletionStage<T> start(Attempt attempt) {
-      FluxAttempt<T> s = new FluxAttempt<>(this, CallContext.forAttempt(context));
+      FluxAttempt<T> s = new FluxAttempt<>(this, context);
       synchronized (attempts) {
         if (!hedged) {
           // one attempt at a time: the one before has ended, and a first element of it was refused
@@ -103,7 +103,11 @@ final class QuellFlux<T> extends FluxOperator<T, T> {
         }
         attempts.add(s);
       }
-      source.subscribe(s);
+      try {
+        source.subscribe(s);
+      } finally {
+        s.started(); // a Flux's attempt runs on after its first element: its context is made now
+      }
       return s;
     }
 
@@ -240,7 +244,7 @@ final class QuellFlux<T> extends FluxOperator<T, T> {
     private volatile Object terminal = NONE;
 
     FluxAttempt(FluxCall<T> parent, Context context) {
-      super(context, 1);
+      super(context, false);
       this.parent = parent;
     }
 

@@ -72,8 +72,12 @@ final class QuellMono<T> extends MonoOperator<T, T> {
 
     @Override
     public CompletionStage<T> start(Attempt attempt) {
-      AttemptSubscriber<T> s = new AttemptSubscriber<>(CallContext.forAttempt(context), Long.MAX_VALUE);
-      source.subscribe(s);
+      AttemptSubscriber<T> s = new AttemptSubscriber<>(context, true);
+      try {
+        source.subscribe(s);
+      } finally {
+        s.started();
+      }
       return s;
     }
 
