@@ -333,7 +333,7 @@ public final class CircuitBreaker {
 
   // ------------------------------------------------------------------------------------- the gate
 
-  final class BreakerGate extends Gate {
+  private final class BreakerGate extends Gate {
     @Override
     StopReason refusal() {
       return StopReason.DEPENDENCY_UNAVAILABLE;

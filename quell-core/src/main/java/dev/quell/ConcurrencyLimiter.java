@@ -216,7 +216,7 @@ final class ConcurrencyLimiter extends Limiter {
   }
 
   /** The core's view. */
-  final class ConcurrencyGate extends Gate {
+  private final class ConcurrencyGate extends Gate {
     @Override
     StopReason refusal() {
       return StopReason.LIMITED;

@@ -160,7 +160,7 @@ final class RateLimiter extends Limiter {
   }
 
   /** The core's view: reserve on admit, give back the token of an attempt that never started. */
-  final class RateGate extends Gate {
+  private final class RateGate extends Gate {
     @Override
     StopReason refusal() {
       return StopReason.LIMITED;
