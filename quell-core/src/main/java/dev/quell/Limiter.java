@@ -27,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #concurrency(int)}: a bulkhead of {@code n} attempts in flight. With a bounded wait,
  *       attempts queue in arrival order and each ending attempt hands its permit straight to the
  *       oldest one waiting.
- *   <li>{@link #adaptive()}: a concurrency limit that finds its own level: loss-based AIMD by default
- *       (failures, timeouts and throttling shrink it, successes grow it while it is in use), or a
- *       latency gradient for servers.
+ *   <li>{@link #adaptive()}: a concurrency limit that finds its own level: by default the knee of the
+ *       dependency, the concurrency past which its latency rises (see {@link AdaptiveConfig.Mode#KNEE});
+ *       Netflix's loss-based AIMD and latency gradient remain as modes.
  * </ul>
  *
  * <p>Every kind admits and releases in one atomic step and never loses or duplicates a permit under
@@ -131,7 +131,7 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
 
   // Adaptive ------------------------------------------------------------------------------------
 
-  /** An adaptive concurrency limit with {@link AdaptiveConfig#DEFAULT}: loss-based AIMD, 20 to 200. */
+  /** An adaptive concurrency limit with {@link AdaptiveConfig#DEFAULT}: finds the knee, 5 to 1000, starting at 20. */
   public static Limiter adaptive() {
     return adaptive(AdaptiveConfig.DEFAULT);
   }
@@ -233,20 +233,33 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
   public static final class AdaptiveConfig {
     /** How the limit responds to outcomes. */
     public enum Mode {
-      /** Loss-based AIMD: the client-side choice. */
+      /**
+       * Loss-based AIMD, as Netflix's concurrency-limits: kept for compatibility; {@link #KNEE} finds
+       * the knee where this swings between its minimum and maximum.
+       */
       LOSS,
-      /** Latency gradient against a long-run average: the server-side choice. */
-      GRADIENT
+      /** Latency gradient against a long-run average, as Netflix's Gradient2: kept for compatibility. */
+      GRADIENT,
+      /**
+       * The default: finds the concurrency past which latency rises (the knee) and holds the limit
+       * near it. Watches the 10th percentile of latency over windows of attempts against a
+       * baseline that a burst of cheap calls or a slower dependency cannot keep wrong; timeouts,
+       * failures and throttling count as too slow; cancellations are neutral.
+       */
+      KNEE
     }
 
     /** The largest limit accepted. */
     public static final int MAX_LIMIT = 1_000_000;
 
     /**
-     * Loss-based AIMD starting at 20, never below 20 nor above 200, shrinking by 0.9 per loss — the
-     * defaults of Netflix's concurrency-limits AIMD, so a client's floor never starves it.
+     * {@link Mode#KNEE}, starting at 20, never below 5 nor above 1000, shrinking by at least 0.9 per
+     * decrease: no tuning needed for a client calling one dependency.
      */
-    public static final AdaptiveConfig DEFAULT = new AdaptiveConfig(Mode.LOSS, 20, 20, 200, 0.9, 1.5, 0.2, 600);
+    public static final AdaptiveConfig DEFAULT = new AdaptiveConfig(Mode.KNEE, 20, 5, 1000, 0.9, 1.5, 0.2, 600);
+
+    /** Netflix's AIMD defaults: {@link Mode#LOSS} starting at 20, never below 20 nor above 200, backing off by 0.9. */
+    private static final AdaptiveConfig AIMD = new AdaptiveConfig(Mode.LOSS, 20, 20, 200, 0.9, 1.5, 0.2, 600);
 
     private final Mode mode;
     private final int initialLimit;
@@ -269,14 +282,22 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       this.longWindow = longWindow;
     }
 
-    /** {@link #DEFAULT} in {@link Mode#GRADIENT}: the server-side choice. */
+    /** {@link Mode#GRADIENT} with Netflix's Gradient2 limits: starting at 20, never below 20 nor above 200. */
     public static AdaptiveConfig gradient() {
-      return DEFAULT.withMode(Mode.GRADIENT);
+      return AIMD.withMode(Mode.GRADIENT);
+    }
+
+    /**
+     * {@link Mode#LOSS} with Netflix's AIMD defaults (starting at 20, never below 20 nor above 200,
+     * backing off by 0.9): what {@link #DEFAULT} was before {@link Mode#KNEE}.
+     */
+    public static AdaptiveConfig loss() {
+      return AIMD;
     }
 
     /** {@link Mode#LOSS} or {@link Mode#GRADIENT}. */
     public AdaptiveConfig withMode(Mode mode) {
-      new Problems().require(mode != null, "adaptive mode", null, "must be LOSS or GRADIENT").throwIfAny();
+      new Problems().require(mode != null, "adaptive mode", null, "must be KNEE, LOSS or GRADIENT").throwIfAny();
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
     }
 
@@ -286,13 +307,13 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
     }
 
-    /** The limit never falls below this, default 20; at least 1. */
+    /** The limit never falls below this, default 5; at least 1. */
     public AdaptiveConfig withMinLimit(int minLimit) {
       checkLimit("adaptive minLimit", minLimit);
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
     }
 
-    /** The limit never rises above this, default 200; at most {@link #MAX_LIMIT}. */
+    /** The limit never rises above this, default 1000; at most {@link #MAX_LIMIT}. */
     public AdaptiveConfig withMaxLimit(int maxLimit) {
       checkLimit("adaptive maxLimit", maxLimit);
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
@@ -337,7 +358,7 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, samples);
     }
 
-    /** LOSS (the default) or GRADIENT. */
+    /** KNEE (the default), LOSS or GRADIENT. */
     public Mode mode() {
       return mode;
     }
@@ -347,12 +368,12 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return initialLimit;
     }
 
-    /** The limit never falls below this; default 20. */
+    /** The limit never falls below this; default 5. */
     public int minLimit() {
       return minLimit;
     }
 
-    /** The limit never rises above this; default 200. */
+    /** The limit never rises above this; default 1000. */
     public int maxLimit() {
       return maxLimit;
     }

@@ -17,21 +17,31 @@ class AdaptiveLimiterTest {
   private long now = 1_000 * MS;
 
   @Test
-  void theDefaultsAreNetflixsAimd() {
-    AdaptiveConfig c = AdaptiveConfig.DEFAULT;
+  void theDefaultFindsTheKneeFromFiveToAThousandStartingAtTwenty() {
+    AdaptiveConfig d = AdaptiveConfig.DEFAULT;
+    assertThat(d.mode()).isEqualTo(Mode.KNEE);
+    assertThat(d.initialLimit()).isEqualTo(20);
+    assertThat(d.minLimit()).isEqualTo(5);
+    assertThat(d.maxLimit()).isEqualTo(1000);
+    assertThat(Limiter.adaptive().limit()).isEqualTo(20);
+  }
+
+  @Test
+  void theLossModesDefaultsAreNetflixsAimd() {
+    AdaptiveConfig c = AdaptiveConfig.loss();
     assertThat(c.mode()).isEqualTo(Mode.LOSS);
     assertThat(c.initialLimit()).isEqualTo(20);
     assertThat(c.minLimit()).isEqualTo(20);
     assertThat(c.maxLimit()).isEqualTo(200);
     assertThat(c.backoffRatio()).isEqualTo(0.9);
-    Limiter limiter = Limiter.adaptive();
+    Limiter limiter = Limiter.adaptive(c);
     assertThat(limiter.limit()).isEqualTo(20);
     assertThat(limiter.name()).startsWith("adaptive-");
   }
 
   @Test
   void admitsUpToTheLimitAndRefusesWithoutARetryAfter() {
-    Limiter limiter = Limiter.adaptive(AdaptiveConfig.DEFAULT.withMinLimit(1).withInitialLimit(3));
+    Limiter limiter = Limiter.adaptive(AdaptiveConfig.loss().withMinLimit(1).withInitialLimit(3));
     for (int i = 0; i < 3; i++) {
       assertThat(limiter.gate().tryAdmit(attempt(now), 0, now)).isTrue();
     }
@@ -162,10 +172,10 @@ class AdaptiveLimiterTest {
 
   @Test
   void theConfigurationIsAnImmutableValue() {
-    AdaptiveConfig base = AdaptiveConfig.DEFAULT;
+    AdaptiveConfig base = AdaptiveConfig.loss();
     AdaptiveConfig changed = base.withMinLimit(2).withInitialLimit(5).withMaxLimit(50).withBackoffRatio(0.5)
         .withMode(Mode.GRADIENT).withTolerance(2).withSmoothing(1).withLongWindow(100);
-    assertThat(base).isEqualTo(AdaptiveConfig.DEFAULT);
+    assertThat(base).isEqualTo(AdaptiveConfig.loss());
     assertThat(base.minLimit()).isEqualTo(20);
     assertThat(changed.minLimit()).isEqualTo(2);
     assertThat(changed.initialLimit()).isEqualTo(5);
@@ -207,20 +217,20 @@ class AdaptiveLimiterTest {
 
   @Test
   void inconsistentLimitsAreRejectedWhenTheLimiterIsBuiltWhateverTheOrderOfTheSettings() {
-    AdaptiveConfig raisedFloor = AdaptiveConfig.DEFAULT.withMaxLimit(10); // fine so far: initial and min are 20
+    AdaptiveConfig raisedFloor = AdaptiveConfig.loss().withMaxLimit(10); // fine so far: initial and min are 20
     ResilienceConfigurationException e = catchThrowableOfType(() -> Limiter.adaptive(raisedFloor),
         ResilienceConfigurationException.class);
     assertThat(e.problems()).containsExactly(
         "adaptive minLimit was 20: must not be above maxLimit (10)",
         "adaptive initialLimit was 20: must be in [minLimit, maxLimit] = [20, 10]");
     assertThat(Limiter.adaptive(raisedFloor.withMinLimit(1).withInitialLimit(10)).limit()).isEqualTo(10);
-    assertThatThrownBy(() -> Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(201)))
+    assertThatThrownBy(() -> Limiter.adaptive(AdaptiveConfig.loss().withInitialLimit(201)))
         .hasMessageContaining("initialLimit was 201");
   }
 
   @Test
   void theLargestLimitsWorkWithoutOverflow() {
-    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.loss()
         .withMaxLimit(AdaptiveConfig.MAX_LIMIT).withInitialLimit(AdaptiveConfig.MAX_LIMIT));
     assertThat(limiter.limit()).isEqualTo(AdaptiveConfig.MAX_LIMIT);
     AttemptRecord a = attempt(now); // one record for all: only its mark (the last in-flight count) is read
@@ -237,7 +247,7 @@ class AdaptiveLimiterTest {
 
   private AdaptiveLimiter loss(int min, int initial, int max) {
     return (AdaptiveLimiter) Limiter.adaptive(
-        AdaptiveConfig.DEFAULT.withMinLimit(min).withMaxLimit(max).withInitialLimit(initial));
+        AdaptiveConfig.loss().withMinLimit(min).withMaxLimit(max).withInitialLimit(initial));
   }
 
   private void end(AdaptiveLimiter limiter, int how) {
