@@ -325,14 +325,19 @@ final class AdaptiveLimiter extends Limiter {
     private final AtomicInteger throttled = new AtomicInteger();
     private final AtomicInteger closing = new AtomicInteger();
     volatile int epoch;
+    /** The fewest samples a window needs to tell its 10th percentile apart from noise; set by the closer. */
+    volatile int size = MIN_SAMPLES;
     private final long[] scratch = new long[BUCKETS];
 
     // the controller: read and written only by the thread holding closing
     /** The baseline as a fractional bucket index; 0 before the first window. */
     double baseline;
     private final double[] history = new double[HISTORY];
+    private final double[] sorted = new double[HISTORY];
     private int windows;
     private double decreasedAt = -1;
+    /** The limit at the last decrease; -1 before the first (while it grows by half each window). */
+    private double congestedAt = -1;
     private int unanswered;
 
     void sample(int how, int inFlightAtAdmission, int admittedIn, long rttNanos) {
@@ -349,8 +354,8 @@ final class AdaptiveLimiter extends Limiter {
       }
       counts.incrementAndGet(bucket);
       int n = filled.incrementAndGet();
-      int size = (int) Math.max(MIN_SAMPLES, Math.min(MAX_SAMPLES, 2 * limitMilli / MILLI));
-      if (n >= size && closing.compareAndSet(0, 1)) {
+      int windowSize = (int) Math.max(size, Math.min(MAX_SAMPLES, 2 * limitMilli / MILLI));
+      if (n >= windowSize && closing.compareAndSet(0, 1)) {
         try {
           close(limitMilli);
         } finally {
@@ -374,21 +379,52 @@ final class AdaptiveLimiter extends Limiter {
         return;
       }
       double q = quantile(window, total, 0.10);
-      double limit = limitMilli / (double) MILLI;
-      history[windows % HISTORY] = q;
-      windows++;
-      double base = Double.MAX_VALUE;
-      for (int i = 0; i < Math.min(windows, HISTORY); i++) {
-        base = Math.min(base, history[i]);
+      // the next window is as long as it takes to know the 10th percentile within about 4%: a
+      // lognormal's spread (from the median's distance to it) sets how many samples that needs
+      double median = quantile(window, total, 0.5);
+      double spread = 0.5;
+      if (median < LOST - 1) {
+        spread = Math.log(valueOf(median) / valueOf(q)) / 1.2816;
+        size = (int) Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, Math.min(1850 * spread * spread,
+            4 * limitMilli / MILLI)));
       }
+      double limit = limitMilli / (double) MILLI;
+      if (q >= LOST - 1) {
+        // most of the window was lost: no latency to learn from, only a sign of overload
+        decreasedAt = -1;
+        unanswered = 0;
+        congestedAt = limit;
+        move(limitMilli, limit * 0.5);
+        return;
+      }
+      boolean busy = used * 2 >= n;
+      if (busy || windows == 0) {
+        // only a window that used the limit teaches the baseline: a quiet spell's health checks do not
+        history[windows % HISTORY] = q;
+        windows++;
+      }
+      // the baseline: a low percentile of the windows' percentiles (their minimum would be biased low by noise)
+      int kept = Math.min(windows, HISTORY);
+      System.arraycopy(history, 0, sorted, 0, kept);
+      java.util.Arrays.sort(sorted, 0, kept);
+      double base = sorted[kept / 10];
       baseline = base;
       double next = limit;
       double ratio = valueOf(q) / valueOf(base);
+      // how far this window's percentile may stray by chance (a lognormal's spread over n samples):
+      // the thresholds widen by it, so noise neither grows nor shrinks the limit
+      double noise = 1.71 * spread / Math.sqrt(total);
+      double tolerance = TOLERANCE + noise;
+      double grow = GROW + noise / 2;
       if (throttles > 0) {
         next = limit * config.backoffRatio();
         decreasedAt = q;
-      } else if (ratio > TOLERANCE) {
-        if (decreasedAt >= 0 && q >= decreasedAt - 1 && ++unanswered >= 2) {
+        congestedAt = limit;
+      } else if (ratio > tolerance) {
+        if (decreasedAt >= 0 && q < decreasedAt - 1) {
+          return; // latency is falling since the last decrease: let the queue drain before judging again
+        }
+        if (decreasedAt >= 0 && q < LOST - 1 && ++unanswered >= 2) {
           // twice down and latency stayed: it is not our queueing; take this window as the baseline
           java.util.Arrays.fill(history, 0);
           history[0] = q;
@@ -398,15 +434,27 @@ final class AdaptiveLimiter extends Limiter {
           decreasedAt = -1;
           return;
         }
-        next = limit * Math.max(0.5, Math.min(config.backoffRatio(), TOLERANCE / ratio));
+        next = limit * Math.max(0.5, Math.min(config.backoffRatio(), tolerance / ratio));
         decreasedAt = q;
+        congestedAt = limit;
       } else {
         unanswered = 0;
         decreasedAt = -1;
-        if (ratio <= GROW && used * 2 >= n) {
-          next = limit + Math.max(1, Math.sqrt(limit));
+        if (ratio <= grow && busy) {
+          if (congestedAt < 0) {
+            next = limit * 1.5; // no congestion seen yet: find the knee quickly
+          } else if (limit >= 0.85 * congestedAt && limit <= 1.05 * congestedAt) {
+            next = limit + 1; // near where latency rose last time: probe gently
+          } else {
+            next = limit + Math.max(1, Math.sqrt(limit));
+          }
         }
       }
+      move(limitMilli, next);
+    }
+
+    /** Sets the limit to {@code next} (clamped); a decrease starts a new epoch. */
+    private void move(long limitMilli, double next) {
       long nextMilli = Math.max(minMilli, Math.min(maxMilli, (long) (next * MILLI)));
       if (nextMilli < limitMilli) {
         epoch++;

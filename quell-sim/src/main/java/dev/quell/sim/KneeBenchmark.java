@@ -25,8 +25,10 @@ import org.jspecify.annotations.Nullable;
  * the same runs for every contender (Quell's adaptive limits, fixed limits, and any other rule).
  *
  * <p><b>The dependency</b> serves {@code K} attempts at once (the knee) and queues the rest in
- * arrival order: latency is flat up to {@code K} attempts in flight and grows in proportion beyond
- * (twice the knee, twice the latency). Work whose caller gave up is not withdrawn: a timed-out
+ * arrival order: latency is flat up to {@code K} attempts in flight and climbs steeply beyond, since
+ * the queue adds its wait and a dependency past its knee also thrashes: each attempt that starts
+ * while {@code n > K} attempts are present takes {@code 1 + (n - K) / K} times its service time, so
+ * goodput falls past the knee as well (twice the knee present or more, half the throughput). Work whose caller gave up is not withdrawn: a timed-out
  * attempt keeps its place in the queue and in service, as at a real dependency. Service times are
  * lognormal (by p50 and p99) or a mixture of two lognormals (bimodal), scaled by a baseline factor
  * that may drift; the knee may move at given times (capacity lost and regained).
@@ -54,6 +56,11 @@ public final class KneeBenchmark {
   static final long TICK = 10 * MS;
   /** How long the limit must stay in the band after a change to count as recovered. */
   static final long SETTLED = SECOND;
+  /**
+   * How much slower work gets per knee's worth of attempts present past the knee: with 1, twice the
+   * knee present makes each attempt twice as slow to serve, so throughput falls as well as latency rises.
+   */
+  static final double STEEPNESS = 1.0;
   /** The fixed limits the sweep tries, as multiples of the knee. */
   static final double[] SWEEP = {0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0, 3.0};
 
@@ -551,7 +558,10 @@ public final class KneeBenchmark {
 
     private void start(Job job) {
       busy++;
-      clock.post(job, job.serviceNanos);
+      // past the knee the dependency thrashes: work takes longer the more of it there is
+      int present = Math.min(2 * knee, busy + queue.size());
+      double slowdown = 1 + STEEPNESS * Math.max(0, present - knee) / (double) knee;
+      clock.post(job, (long) (job.serviceNanos * slowdown));
     }
 
     private void startQueued() {
