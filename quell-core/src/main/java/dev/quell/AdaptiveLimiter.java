@@ -403,11 +403,14 @@ final class AdaptiveLimiter extends Limiter {
         history[windows % HISTORY] = q;
         windows++;
       }
-      // the baseline: a low percentile of the windows' percentiles (their minimum would be biased low by noise)
       int kept = Math.min(windows, HISTORY);
       System.arraycopy(history, 0, sorted, 0, kept);
       java.util.Arrays.sort(sorted, 0, kept);
-      double base = sorted[kept / 10];
+      // the median of the windows' percentiles, and it only ever falls by itself: the windows of a limit
+      // that sits at the knee are a little congested, and a baseline that rose with them would let
+      // the limit creep up with it (the drift Uber's Cinnamon fought); it rises only by a rebase
+      double candidate = sorted[kept / 2];
+      double base = baseline <= 0 ? candidate : Math.min(baseline, candidate);
       baseline = base;
       double next = limit;
       double ratio = valueOf(q) / valueOf(base);
