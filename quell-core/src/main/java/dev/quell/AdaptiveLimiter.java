@@ -386,7 +386,7 @@ final class AdaptiveLimiter extends Limiter {
       if (median < LOST - 1) {
         spread = Math.log(valueOf(median) / valueOf(q)) / 1.2816;
         size = (int) Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, Math.min(1850 * spread * spread,
-            4 * limitMilli / MILLI)));
+            8 * limitMilli / MILLI)));
       }
       double limit = limitMilli / (double) MILLI;
       if (q >= LOST - 1) {
@@ -417,8 +417,8 @@ final class AdaptiveLimiter extends Limiter {
       // how far this window's percentile may stray by chance (a lognormal's spread over n samples):
       // the thresholds widen by it, so noise neither grows nor shrinks the limit
       double noise = 1.71 * spread / Math.sqrt(total);
-      double tolerance = TOLERANCE + noise;
-      double grow = GROW + noise / 2;
+      double tolerance = TOLERANCE + 2.5 * noise;
+      double grow = GROW + noise;
       if (throttles > 0) {
         next = limit * config.backoffRatio();
         decreasedAt = q;
