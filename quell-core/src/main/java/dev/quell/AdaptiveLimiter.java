@@ -339,6 +339,8 @@ final class AdaptiveLimiter extends Limiter {
     /** The limit at the last decrease; -1 before the first (while it grows by half each window). */
     private double congestedAt = -1;
     private int unanswered;
+    /** Windows in a row that held the limit (latency between growing and shrinking). */
+    private int held;
 
     void sample(int how, int inFlightAtAdmission, int admittedIn, long rttNanos) {
       if (how == Gate.CANCELLED || how == Gate.NOT_STARTED || admittedIn != epoch) {
@@ -429,20 +431,20 @@ final class AdaptiveLimiter extends Limiter {
         }
         if (decreasedAt >= 0 && q < LOST - 1 && ++unanswered >= 2) {
           // twice down and latency stayed: it is not our queueing; take this window as the baseline
-          java.util.Arrays.fill(history, 0);
-          history[0] = q;
-          windows = 1;
-          baseline = q;
-          unanswered = 0;
-          decreasedAt = -1;
+          rebase(q);
           return;
         }
         next = limit * Math.max(0.5, Math.min(config.backoffRatio(), tolerance / ratio));
         decreasedAt = q;
         congestedAt = limit;
+      } else if (ratio > grow) {
+        // between growing and shrinking: hold, and keep counting decreases that did not help (noise
+        // around the threshold must not hide a dependency that became slower for good)
+        held++;
       } else {
         unanswered = 0;
         decreasedAt = -1;
+        held = 0;
         if (ratio <= grow && busy) {
           if (congestedAt < 0) {
             next = limit * 1.5; // no congestion seen yet: find the knee quickly
@@ -454,6 +456,17 @@ final class AdaptiveLimiter extends Limiter {
         }
       }
       move(limitMilli, next);
+    }
+
+    /** Takes the window percentile {@code q} as the baseline, forgetting the windows before it. */
+    private void rebase(double q) {
+      java.util.Arrays.fill(history, 0);
+      history[0] = q;
+      windows = 1;
+      baseline = q;
+      unanswered = 0;
+      held = 0;
+      decreasedAt = -1;
     }
 
     /** Sets the limit to {@code next} (clamped); a decrease starts a new epoch. */
