@@ -832,10 +832,12 @@ public final class ScenarioFile {
         try {
           if (a.has("mode")) {
             String mode = a.text("mode").toUpperCase(Locale.ROOT);
-            if (!mode.equals("LOSS") && !mode.equals("GRADIENT")) {
-              throw a.error("mode", "must be loss or gradient, was " + show(a.raw("mode")));
+            if (!mode.equals("KNEE") && !mode.equals("LOSS") && !mode.equals("GRADIENT")) {
+              throw a.error("mode", "must be knee, loss or gradient, was " + show(a.raw("mode")));
             }
-            c = c.withMode(Limiter.AdaptiveConfig.Mode.valueOf(mode));
+            // each mode starts from its own defaults: loss and gradient from Netflix's (20 to 200)
+            c = mode.equals("LOSS") ? Limiter.AdaptiveConfig.loss()
+                : mode.equals("GRADIENT") ? Limiter.AdaptiveConfig.gradient() : Limiter.AdaptiveConfig.DEFAULT;
           }
           String limit = "a concurrency limit from 1 to " + Limiter.AdaptiveConfig.MAX_LIMIT;
           if (a.has("initialLimit")) {
