@@ -151,7 +151,7 @@ final class AdaptiveLimiter extends Limiter {
   /** KNEE mode: the latency the limiter takes for an uncongested dependency's, in nanoseconds; NaN before it has one. */
   double baselineNanos() {
     KneeWindow k = knee;
-    return k == null || k.baseline <= 0 ? Double.NaN : KneeWindow.valueOf(k.baseline) * KneeWindow.UNIT;
+    return k == null || k.baseline <= 0 ? Double.NaN : k.baseline * KneeWindow.UNIT;
   }
 
   /** Decrements in flight and sets the limit; only called under this limiter's lock, which alone changes the limit. */
@@ -330,7 +330,7 @@ final class AdaptiveLimiter extends Limiter {
     private final long[] scratch = new long[BUCKETS];
 
     // the controller: read and written only by the thread holding closing
-    /** The baseline as a fractional bucket index; 0 before the first window. */
+    /** The baseline latency, in units; 0 before the first window. */
     double baseline;
     private final double[] history = new double[HISTORY];
     private final double[] sorted = new double[HISTORY];
@@ -408,19 +408,20 @@ final class AdaptiveLimiter extends Limiter {
       int kept = Math.min(windows, HISTORY);
       System.arraycopy(history, 0, sorted, 0, kept);
       java.util.Arrays.sort(sorted, 0, kept);
-      // the median of the windows' percentiles, and it only ever falls by itself: the windows of a limit
-      // that sits at the knee are a little congested, and a baseline that rose with them would let
-      // the limit creep up with it (the drift Uber's Cinnamon fought); it rises only by a rebase
-      double candidate = sorted[kept / 2];
-      double base = baseline <= 0 ? candidate : Math.min(baseline, candidate);
-      baseline = base;
-      double next = limit;
-      double ratio = valueOf(q) / valueOf(base);
       // how far this window's percentile may stray by chance (a lognormal's spread over n samples):
       // the thresholds widen by it, so noise neither grows nor shrinks the limit
       double noise = 1.71 * spread / Math.sqrt(total);
       double tolerance = TOLERANCE + 2.5 * noise;
       double grow = GROW + noise;
+      // the baseline: a low percentile of the windows' percentiles (it sees the windows after a
+      // decrease, below the knee), raised by the bias noise gives a low percentile; and it only ever
+      // falls by itself: a baseline that rose with the windows of a limit sitting at the knee would let
+      // the limit creep up with them (the drift Uber's Cinnamon fought); it rises only by a rebase
+      double candidate = valueOf(sorted[kept / 10]) * (1 + 1.28 * noise);
+      double base = baseline <= 0 ? candidate : Math.min(baseline, candidate);
+      baseline = base;
+      double next = limit;
+      double ratio = valueOf(q) / base;
       if (throttles > 0) {
         next = limit * config.backoffRatio();
         decreasedAt = q;
@@ -463,7 +464,7 @@ final class AdaptiveLimiter extends Limiter {
       java.util.Arrays.fill(history, 0);
       history[0] = q;
       windows = 1;
-      baseline = q;
+      baseline = valueOf(q);
       unanswered = 0;
       held = 0;
       decreasedAt = -1;
