@@ -465,6 +465,7 @@ final class AdaptiveLimiter extends Limiter {
       history[0] = q;
       windows = 1;
       baseline = valueOf(q);
+      congestedAt = -1; // a new baseline, a new knee: find it quickly again
       unanswered = 0;
       held = 0;
       decreasedAt = -1;
