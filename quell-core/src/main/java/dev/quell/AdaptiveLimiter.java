@@ -290,15 +290,20 @@ final class AdaptiveLimiter extends Limiter {
    *       shows in a low percentile first and most clearly, while slow outliers, a minority of
    *       timeouts and failures, and the bias toward the fast attempts of a window that just closed
    *       (the slow ones have not ended yet) barely move it.
-   *   <li>The baseline is the lowest of the last windows' percentiles: a robust statistic of a whole
-   *       window, never one sample, so a single fast answer cannot poison it; a burst of cheap calls
-   *       (health checks) can, and so can a dependency that became slower for good — both are found
+   *   <li>The baseline is a low percentile of the last windows' percentiles (so it sees the windows
+   *       after a decrease, below the knee), raised by the bias their noise gives a low percentile. It
+   *       only falls by itself, so it cannot creep up with the windows of a limit that sits at the
+   *       knee. Only windows that used the limit teach it, so a quiet spell's health checks do not. A
+   *       burst of cheap calls under load, or a dependency that became slower for good, are found
    *       the same way: the limit came down twice and latency did not, so latency is not queueing,
    *       and the baseline is taken afresh from the window at hand.
-   *   <li>Latency within {@link #GROW} of the baseline and the limit in use (half of it in flight):
-   *       the limit grows by its square root. Above {@link #TOLERANCE}: it shrinks in proportion,
-   *       by at least {@code backoffRatio} and at most half. An explicit throttling answer shrinks it by
-   *       {@code backoffRatio}. In between, it holds.
+   *   <li>Latency within {@link #GROW} of the baseline (plus the window's noise) and the limit in
+   *       use (half of it in flight): the limit grows, by half until the first congestion, then by
+   *       its square root, and by one near where latency last rose. Above {@link #TOLERANCE} (plus
+   *       2.5 times the noise): it shrinks in proportion, by at least {@code backoffRatio} and at
+   *       most half, unless latency is already falling since the last decrease. A window mostly
+   *       lost halves it; an explicit throttling answer shrinks it by {@code backoffRatio}. In
+   *       between, it holds.
    *   <li>After a decrease, attempts admitted before it are not sampled (they measure the load of
    *       the old limit): one overload costs one decrease, never a collapse to the minimum while the
    *       timeouts of what was already sent come in.

@@ -213,20 +213,24 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
    * Whether minimum ≤ initial ≤ maximum is checked when the limiter is built, so the order of the
    * {@code with…} calls does not matter.
    *
-   * <p>Two modes:
+   * <p>Three modes:
    * <ul>
-   *   <li>{@link Mode#LOSS} (the default, for clients): additive increase, multiplicative decrease.
-   *       An attempt that failed, timed out or was throttled multiplies the limit by
-   *       {@link #backoffRatio()}; one that succeeded (or was answered with a permanent error — the
-   *       dependency answered) adds one, but only while the limit is in use (at least half of it in
-   *       flight), so a quiet client does not grow a limit it never tests. Cancelled attempts, and
-   *       attempts that never started, change nothing.
-   *   <li>{@link Mode#GRADIENT} (for servers, which see all the traffic): compares each successful
-   *       attempt's latency to a long-run average of latencies and shrinks the limit in proportion
-   *       when latency rises above {@link #tolerance()} times that average; grows it by a small
-   *       headroom while latency stays near the average. Failures, timeouts and throttling still
-   *       shrink it by {@link #backoffRatio()}. It uses averages, never a minimum latency, and never
-   *       pins the limit down to measure one.
+   *   <li>{@link Mode#KNEE} (the default): finds the concurrency past which the dependency's latency
+   *       rises and holds the limit near it. It compares the 10th percentile of latency over windows
+   *       of ended attempts with a baseline that a quiet spell of health checks cannot lower and a
+   *       limit sitting at the knee cannot raise; grows while latency is flat and the limit in use,
+   *       shrinks in proportion when it rises; timeouts and failures count as too slow, throttling
+   *       shrinks it by {@link #backoffRatio()}; cancellations are neutral; a burst of timeouts costs
+   *       one decrease. Only the limits and {@link #backoffRatio()} apply to it.
+   *   <li>{@link Mode#LOSS} ({@link #loss()}): Netflix's AIMD. An attempt that failed, timed out or
+   *       was throttled multiplies the limit by {@link #backoffRatio()}; one that succeeded (or was
+   *       answered with a permanent error) adds one, but only while at least half the limit is in
+   *       flight. Cancelled attempts, and attempts that never started, change nothing.
+   *   <li>{@link Mode#GRADIENT} ({@link #gradient()}): compares each successful attempt's latency to
+   *       a long-run average and shrinks the limit in proportion when latency rises above
+   *       {@link #tolerance()} times that average; grows it by a small headroom while latency stays
+   *       near the average. Failures, timeouts and throttling still shrink it by
+   *       {@link #backoffRatio()}.
    * </ul>
    */
   @dev.quell.internal.CheckReturnValue

@@ -49,7 +49,7 @@ class KneeBenchmarkTest {
     Variant knee = KneeBenchmark.variant("knee");
     Run best = KneeBenchmark.bestFixed(knee, 1);
     Run quell = KneeBenchmark.run(knee, Contender.quellAdaptive(), 1);
-    assertThat(quell.goodputShare(best)).isBetween(0.83, 0.90);
+    assertThat(quell.goodputShare(best)).isBetween(0.92, 0.99);
     assertThat(quell.inBand()).isGreaterThanOrEqualTo(0.95);
     Run loss = KneeBenchmark.run(knee, Contender.quellLoss(), 1);
     assertThat(loss.goodputShare(best)).isLessThan(0.6);
