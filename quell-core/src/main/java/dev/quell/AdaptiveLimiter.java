@@ -423,7 +423,7 @@ final class AdaptiveLimiter extends Limiter {
       // falls by itself: a baseline that rose with the windows of a limit sitting at the knee would let
       // the limit creep up with them (the drift Uber's Cinnamon fought); it rises only by a rebase
       double candidate = valueOf(sorted[kept / 10]) * (1 + 1.28 * noise);
-      double base = baseline <= 0 ? candidate : Math.min(baseline, candidate);
+      double base = baseline <= 0 ? candidate : busy ? Math.min(baseline, candidate) : baseline;
       baseline = base;
       double next = limit;
       double ratio = valueOf(q) / base;

@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Bad parameters throw {@link ResilienceConfigurationException} when the limiter is built, naming
  * each parameter and value.
  */
-public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, AdaptiveLimiter {
+public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, AdaptiveLimiter, AdaptiveThrottle {
   /** The longest {@link Duration} that converts to nanoseconds; anything longer saturates. */
   private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
@@ -149,7 +149,59 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
     return new AdaptiveLimiter("adaptive-" + ANONYMOUS.incrementAndGet(), config);
   }
 
+  // Adaptive throttling ---------------------------------------------------------------------------
+
+  /**
+   * Client-side adaptive throttling as the Google SRE book describes it, with its defaults: K = 2 over
+   * a two-minute window, on the real clock. See {@link #throttle(double, Duration, TimeSource)}.
+   */
+  public static Limiter throttle() {
+    return throttle(2, Duration.ofMinutes(2), TimeSource.system());
+  }
+
+  /** Client-side adaptive throttling with {@code k} over {@code window}, on the real clock. */
+  public static Limiter throttle(double k, Duration window) {
+    return throttle(k, window, TimeSource.system());
+  }
+
+  /**
+   * Client-side adaptive throttling (the Google SRE book's, "Handling Overload"): over the last
+   * {@code window} it counts the first attempts asked for ({@code requests}, its own refusals
+   * included) and the attempts the dependency accepted ({@code accepts}: it answered, well or with
+   * a permanent error), and refuses a first attempt locally, with {@link StopReason#LIMITED} and a
+   * Retry-After, with probability {@code max(0, (requests − K × accepts) / (requests + 1))}. While
+   * the dependency accepts what it is sent, it refuses nothing. K = 2 sends about one attempt the
+   * dependency rejects per one it accepts, so a recovery is seen quickly; K = 1.1 sheds harder.
+   *
+   * <p>Criticality-aware: {@code SHEDDABLE} uses K, {@code SHEDDABLE_PLUS} 1.5 K, {@code CRITICAL}
+   * 2 K and {@code CRITICAL_PLUS} 3 K, so sheddable work is refused first. Retries and hedges are
+   * never refused by it (the retry budget bounds them). Cancelled attempts and attempts that never
+   * started count for nothing; its own refusals are never counted as the dependency's rejections. A
+   * policy asks it after its concurrency limits and before the retry budget.
+   *
+   * @param k in [1, 10]
+   * @param window from 1 s to 1 h
+   * @throws ResilienceConfigurationException naming each parameter that is out of range
+   */
+  public static Limiter throttle(double k, Duration window, TimeSource timeSource) {
+    new Problems()
+        .require(Double.isFinite(k) && k >= 1 && k <= 10, "throttle k", k, "must be a number in [1, 10]")
+        .require(window != null && window.compareTo(Duration.ofSeconds(1)) >= 0
+            && window.compareTo(Duration.ofHours(1)) <= 0, "throttle window", window, "must be from 1 s to 1 h")
+        .require(timeSource != null, "throttle timeSource", null, "must not be null; use TimeSource.system()")
+        .throwIfAny();
+    return new AdaptiveThrottle("throttle-" + ANONYMOUS.incrementAndGet(), k, window.toNanos(), timeSource);
+  }
+
   // Reading -------------------------------------------------------------------------------------
+
+  /**
+   * The share of first attempts an {@link #throttle adaptive throttle} refuses now, at
+   * {@link Criticality#CRITICAL}; 0 for every other kind.
+   */
+  public double rejectionProbability() {
+    return 0;
+  }
 
   /** A name for dashboards: {@code rate-1}, {@code concurrency-2}, {@code adaptive-3}, … */
   public abstract String name();
