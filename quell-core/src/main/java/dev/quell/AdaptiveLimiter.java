@@ -1,7 +1,9 @@
 package dev.quell;
 
 import dev.quell.Limiter.AdaptiveConfig;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The adaptive concurrency limit behind {@link Limiter#adaptive}.
@@ -31,12 +33,17 @@ final class AdaptiveLimiter extends Limiter {
   private double longRtt;
   private long samples;
 
+  // KNEE mode only: the window being filled (lock-free), and the controller, which only the thread
+  // that closed a window runs (it holds {@link #closing})
+  private final @org.jspecify.annotations.Nullable KneeWindow knee;
+
   AdaptiveLimiter(String name, AdaptiveConfig config) {
     this.name = name;
     this.config = config;
     this.minMilli = config.minLimit() * MILLI;
     this.maxMilli = config.maxLimit() * MILLI;
     this.state = new AtomicLong(pack(config.initialLimit() * MILLI, 0));
+    this.knee = config.mode() == AdaptiveConfig.Mode.KNEE ? new KneeWindow() : null;
   }
 
   static long pack(long limitMilli, int inFlight) {
@@ -70,6 +77,20 @@ final class AdaptiveLimiter extends Limiter {
    * after {@code rttNanos} of work.
    */
   void releasePermit(int how, int sampleInFlight, long rttNanos) {
+    releasePermit(how, sampleInFlight, 0, rttNanos);
+  }
+
+  /**
+   * As {@link #releasePermit(int, int, long)}, for an attempt admitted in KNEE mode's
+   * {@code epoch} (the number of decreases before it was admitted).
+   */
+  void releasePermit(int how, int sampleInFlight, int epoch, long rttNanos) {
+    KneeWindow k = knee;
+    if (k != null) {
+      decrementInFlight();
+      k.sample(how, sampleInFlight, epoch, rttNanos);
+      return;
+    }
     if (config.mode() == AdaptiveConfig.Mode.GRADIENT && (isLoss(how) || how == Gate.SUCCEEDED)) {
       synchronized (this) {
         long limit = limitMilliOf(state.get());
@@ -96,6 +117,41 @@ final class AdaptiveLimiter extends Limiter {
         return;
       }
     }
+  }
+
+  private void decrementInFlight() {
+    while (true) {
+      long s = state.get();
+      int inFlight = inFlightOf(s);
+      if (inFlight == 0) {
+        return; // more releases than admissions: a core bug; never go negative
+      }
+      if (state.compareAndSet(s, s - 1)) {
+        return;
+      }
+    }
+  }
+
+  /** Sets the limit, leaving attempts in flight as they are. */
+  private void setLimit(long limitMilli) {
+    while (true) {
+      long s = state.get();
+      if (state.compareAndSet(s, pack(limitMilli, inFlightOf(s)))) {
+        return;
+      }
+    }
+  }
+
+  /** KNEE mode: the epoch an attempt admitted now belongs to. */
+  int epoch() {
+    KneeWindow k = knee;
+    return k == null ? 0 : k.epoch;
+  }
+
+  /** KNEE mode: the latency the limiter takes for an uncongested dependency's, in nanoseconds; NaN before it has one. */
+  double baselineNanos() {
+    KneeWindow k = knee;
+    return k == null || k.baseline <= 0 ? Double.NaN : k.baseline * KneeWindow.UNIT;
   }
 
   /** Decrements in flight and sets the limit; only called under this limiter's lock, which alone changes the limit. */
@@ -205,7 +261,7 @@ final class AdaptiveLimiter extends Limiter {
       }
       long[] marks = attempt.marks;
       if (marks != null && index < marks.length) {
-        marks[index] = inFlight;
+        marks[index] = ((long) epoch() << 32) | inFlight;
       }
       return true;
     }
@@ -213,13 +269,258 @@ final class AdaptiveLimiter extends Limiter {
     @Override
     void release(AttemptRecord attempt, int index, int how, long now) {
       long[] marks = attempt.marks;
-      int sample = marks != null && index < marks.length ? (int) marks[index] : inFlight();
-      releasePermit(how, sample, now - attempt.startNanos);
+      long mark = marks != null && index < marks.length ? marks[index] : ((long) epoch() << 32) | inFlight();
+      releasePermit(how, (int) mark, (int) (mark >>> 32), now - attempt.startNanos);
     }
 
     @Override
     public String toString() {
       return AdaptiveLimiter.this.toString();
+    }
+  }
+
+  /**
+   * KNEE mode's measurements and controller. Each ended attempt is one sample: its latency, or
+   * "too slow to count" for a timeout, a failure or a throttled answer. Samples fill a log-scale
+   * histogram of atomic counters (4.4% wide buckets) until a window holds enough of them; the thread
+   * whose sample closed the window takes the window's 10th percentile and moves the limit:
+   *
+   * <ul>
+   *   <li>The 10th percentile, not a mean or a minimum: queueing delays every attempt alike, so it
+   *       shows in a low percentile first and most clearly, while slow outliers, a minority of
+   *       timeouts and failures, and the bias toward the fast attempts of a window that just closed
+   *       (the slow ones have not ended yet) barely move it.
+   *   <li>The baseline is a low percentile of the last windows' percentiles (so it sees the windows
+   *       after a decrease, below the knee), raised by the bias their noise gives a low percentile. It
+   *       only falls by itself, so it cannot creep up with the windows of a limit that sits at the
+   *       knee. Only windows that used the limit teach it, so a quiet spell's health checks do not. A
+   *       burst of cheap calls under load, or a dependency that became slower for good, are found
+   *       the same way: the limit came down twice and latency did not, so latency is not queueing,
+   *       and the baseline is taken afresh from the window at hand.
+   *   <li>Latency within {@link #GROW} of the baseline (plus the window's noise) and the limit in
+   *       use (half of it in flight): the limit grows, by half until the first congestion, then by
+   *       its square root, and by one near where latency last rose. Above {@link #TOLERANCE} (plus
+   *       2.5 times the noise): it shrinks in proportion, by at least {@code backoffRatio} and at
+   *       most half, unless latency is already falling since the last decrease. A window mostly
+   *       lost halves it; an explicit throttling answer shrinks it by {@code backoffRatio}. In
+   *       between, it holds.
+   *   <li>After a decrease, attempts admitted before it are not sampled (they measure the load of
+   *       the old limit): one overload costs one decrease, never a collapse to the minimum while the
+   *       timeouts of what was already sent come in.
+   *   <li>Cancelled and never-started attempts are not samples at all.
+   * </ul>
+   */
+  private final class KneeWindow {
+    /** Latencies are counted in units of 1024 ns (about a microsecond). */
+    static final long UNIT = 1024;
+    static final int SUB = 16;
+    static final int BUCKETS = 44 * SUB;
+    /** The bucket of attempts that did not answer in time or failed. */
+    static final int LOST = BUCKETS - 1;
+    static final double TOLERANCE = 1.25;
+    static final double GROW = 1.1;
+    static final int MIN_SAMPLES = 40;
+    static final int MAX_SAMPLES = 2000;
+    /** How many windows the baseline remembers. */
+    static final int HISTORY = 64;
+
+    private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
+    private final AtomicInteger filled = new AtomicInteger();
+    private final AtomicInteger inUse = new AtomicInteger();
+    private final AtomicInteger throttled = new AtomicInteger();
+    private final AtomicInteger closing = new AtomicInteger();
+    volatile int epoch;
+    /** The fewest samples a window needs to tell its 10th percentile apart from noise; set by the closer. */
+    volatile int size = MIN_SAMPLES;
+    private final long[] scratch = new long[BUCKETS];
+
+    // the controller: read and written only by the thread holding closing
+    /** The baseline latency, in units; 0 before the first window. */
+    double baseline;
+    private final double[] history = new double[HISTORY];
+    private final double[] sorted = new double[HISTORY];
+    private int windows;
+    private double decreasedAt = -1;
+    /** The limit at the last decrease; -1 before the first (while it grows by half each window). */
+    private double congestedAt = -1;
+    private int unanswered;
+    /** Windows in a row that held the limit (latency between growing and shrinking). */
+    private int held;
+
+    void sample(int how, int inFlightAtAdmission, int admittedIn, long rttNanos) {
+      if (how == Gate.CANCELLED || how == Gate.NOT_STARTED || admittedIn != epoch) {
+        return;
+      }
+      int bucket = isLoss(how) ? LOST : bucketOf(Math.max(1, rttNanos / UNIT));
+      if (how == Gate.THROTTLED) {
+        throttled.incrementAndGet();
+      }
+      long limitMilli = limitMilliOf(state.get());
+      if ((long) inFlightAtAdmission * 2 * MILLI >= limitMilli) {
+        inUse.incrementAndGet();
+      }
+      counts.incrementAndGet(bucket);
+      int n = filled.incrementAndGet();
+      int windowSize = (int) Math.max(size, Math.min(MAX_SAMPLES, 2 * limitMilli / MILLI));
+      if (n >= windowSize && closing.compareAndSet(0, 1)) {
+        try {
+          close(limitMilli);
+        } finally {
+          closing.set(0);
+        }
+      }
+    }
+
+    private void close(long limitMilli) {
+      int n = filled.getAndSet(0);
+      int used = inUse.getAndSet(0);
+      int throttles = throttled.getAndSet(0);
+      long total = 0;
+      long[] window = scratch;
+      for (int b = 0; b < BUCKETS; b++) {
+        long c = counts.getAndSet(b, 0);
+        window[b] = c;
+        total += c;
+      }
+      if (total == 0) {
+        return;
+      }
+      double q = quantile(window, total, 0.10);
+      // the next window is as long as it takes to know the 10th percentile within about 4%: a
+      // lognormal's spread (from the median's distance to it) sets how many samples that needs
+      double median = quantile(window, total, 0.5);
+      double spread = 0.5;
+      if (median < LOST - 1) {
+        spread = Math.log(valueOf(median) / valueOf(q)) / 1.2816;
+        size = (int) Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, Math.min(1850 * spread * spread,
+            8 * limitMilli / MILLI)));
+      }
+      double limit = limitMilli / (double) MILLI;
+      if (q >= LOST - 1) {
+        // most of the window was lost: no latency to learn from, only a sign of overload
+        decreasedAt = -1;
+        unanswered = 0;
+        congestedAt = limit;
+        move(limitMilli, limit * 0.5);
+        return;
+      }
+      boolean busy = used * 2 >= n;
+      if (busy || windows == 0) {
+        // only a window that used the limit teaches the baseline: a quiet spell's health checks do not
+        history[windows % HISTORY] = q;
+        windows++;
+      }
+      int kept = Math.min(windows, HISTORY);
+      System.arraycopy(history, 0, sorted, 0, kept);
+      java.util.Arrays.sort(sorted, 0, kept);
+      // how far this window's percentile may stray by chance (a lognormal's spread over n samples):
+      // the thresholds widen by it, so noise neither grows nor shrinks the limit
+      double noise = 1.71 * spread / Math.sqrt(total);
+      double tolerance = TOLERANCE + 2.5 * noise;
+      double grow = GROW + noise;
+      // the baseline: a low percentile of the windows' percentiles (it sees the windows after a
+      // decrease, below the knee), raised by the bias noise gives a low percentile; and it only ever
+      // falls by itself: a baseline that rose with the windows of a limit sitting at the knee would let
+      // the limit creep up with them (the drift Uber's Cinnamon fought); it rises only by a rebase
+      double candidate = valueOf(sorted[kept / 10]) * (1 + 1.28 * noise);
+      double base = baseline <= 0 ? candidate : busy ? Math.min(baseline, candidate) : baseline;
+      baseline = base;
+      double next = limit;
+      double ratio = valueOf(q) / base;
+      if (throttles > 0) {
+        next = limit * config.backoffRatio();
+        decreasedAt = q;
+        congestedAt = limit;
+      } else if (ratio > tolerance) {
+        if (decreasedAt >= 0 && q < decreasedAt - 1) {
+          return; // latency is falling since the last decrease: let the queue drain before judging again
+        }
+        if (decreasedAt >= 0 && q < LOST - 1 && ++unanswered >= 2) {
+          // twice down and latency stayed: it is not our queueing; take this window as the baseline
+          rebase(q);
+          return;
+        }
+        next = limit * Math.max(0.5, Math.min(config.backoffRatio(), tolerance / ratio));
+        decreasedAt = q;
+        congestedAt = limit;
+      } else if (ratio > grow) {
+        // between growing and shrinking: hold, and keep counting decreases that did not help (noise
+        // around the threshold must not hide a dependency that became slower for good)
+        held++;
+      } else {
+        unanswered = 0;
+        decreasedAt = -1;
+        held = 0;
+        if (ratio <= grow && busy) {
+          if (congestedAt < 0) {
+            next = limit * 1.5; // no congestion seen yet: find the knee quickly
+          } else if (limit >= 0.85 * congestedAt && limit <= 1.05 * congestedAt) {
+            next = limit + 1; // near where latency rose last time: probe gently
+          } else {
+            next = limit + Math.max(1, Math.sqrt(limit));
+          }
+        }
+      }
+      move(limitMilli, next);
+    }
+
+    /** Takes the window percentile {@code q} as the baseline, forgetting the windows before it. */
+    private void rebase(double q) {
+      java.util.Arrays.fill(history, 0);
+      history[0] = q;
+      windows = 1;
+      baseline = valueOf(q);
+      congestedAt = -1; // a new baseline, a new knee: find it quickly again
+      unanswered = 0;
+      held = 0;
+      decreasedAt = -1;
+    }
+
+    /** Sets the limit to {@code next} (clamped); a decrease starts a new epoch. */
+    private void move(long limitMilli, double next) {
+      long nextMilli = Math.max(minMilli, Math.min(maxMilli, (long) (next * MILLI)));
+      if (nextMilli < limitMilli) {
+        epoch++;
+      }
+      if (nextMilli != limitMilli) {
+        setLimit(nextMilli);
+      }
+    }
+
+    /** The bucket of a latency of {@code v} units: exact below 16, then 16 buckets to each doubling. */
+    static int bucketOf(long v) {
+      if (v < SUB) {
+        return (int) v;
+      }
+      int e = 63 - Long.numberOfLeadingZeros(v); // 2^e <= v < 2^(e+1), e >= 4
+      int b = (e - 3) * SUB + (int) ((v >>> (e - 4)) & (SUB - 1));
+      return Math.min(LOST - 1, b);
+    }
+
+    /** The latency, in units, at fractional bucket index {@code b} (linear within a bucket). */
+    static double valueOf(double b) {
+      if (b < SUB) {
+        return Math.max(1, b);
+      }
+      int i = (int) b;
+      int e = i / SUB + 3;
+      int m = i % SUB;
+      double low = (double) (1L << e) * (1 + m / (double) SUB);
+      double width = (double) (1L << e) / SUB;
+      return low + (b - i) * width;
+    }
+
+    /** The fractional bucket index below which {@code p} of the window's samples lie. */
+    static double quantile(long[] window, long total, double p) {
+      double rank = p * total;
+      long seen = 0;
+      for (int b = 0; b < window.length; b++) {
+        if (window[b] > 0 && seen + window[b] >= rank) {
+          return b + (rank - seen) / window[b];
+        }
+        seen += window[b];
+      }
+      return window.length - 1;
     }
   }
 }

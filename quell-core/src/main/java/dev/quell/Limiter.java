@@ -27,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #concurrency(int)}: a bulkhead of {@code n} attempts in flight. With a bounded wait,
  *       attempts queue in arrival order and each ending attempt hands its permit straight to the
  *       oldest one waiting.
- *   <li>{@link #adaptive()}: a concurrency limit that finds its own level: loss-based AIMD by default
- *       (failures, timeouts and throttling shrink it, successes grow it while it is in use), or a
- *       latency gradient for servers.
+ *   <li>{@link #adaptive()}: a concurrency limit that finds its own level: by default the knee of the
+ *       dependency, the concurrency past which its latency rises (see {@link AdaptiveConfig.Mode#KNEE});
+ *       Netflix's loss-based AIMD and latency gradient remain as modes.
  * </ul>
  *
  * <p>Every kind admits and releases in one atomic step and never loses or duplicates a permit under
@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Bad parameters throw {@link ResilienceConfigurationException} when the limiter is built, naming
  * each parameter and value.
  */
-public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, AdaptiveLimiter {
+public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, AdaptiveLimiter, AdaptiveThrottle {
   /** The longest {@link Duration} that converts to nanoseconds; anything longer saturates. */
   private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
@@ -131,7 +131,7 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
 
   // Adaptive ------------------------------------------------------------------------------------
 
-  /** An adaptive concurrency limit with {@link AdaptiveConfig#DEFAULT}: loss-based AIMD, 20 to 200. */
+  /** An adaptive concurrency limit with {@link AdaptiveConfig#DEFAULT}: finds the knee, 5 to 1000, starting at 20. */
   public static Limiter adaptive() {
     return adaptive(AdaptiveConfig.DEFAULT);
   }
@@ -149,7 +149,59 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
     return new AdaptiveLimiter("adaptive-" + ANONYMOUS.incrementAndGet(), config);
   }
 
+  // Adaptive throttling ---------------------------------------------------------------------------
+
+  /**
+   * Client-side adaptive throttling as the Google SRE book describes it, with its defaults: K = 2 over
+   * a two-minute window, on the real clock. See {@link #throttle(double, Duration, TimeSource)}.
+   */
+  public static Limiter throttle() {
+    return throttle(2, Duration.ofMinutes(2), TimeSource.system());
+  }
+
+  /** Client-side adaptive throttling with {@code k} over {@code window}, on the real clock. */
+  public static Limiter throttle(double k, Duration window) {
+    return throttle(k, window, TimeSource.system());
+  }
+
+  /**
+   * Client-side adaptive throttling (the Google SRE book's, "Handling Overload"): over the last
+   * {@code window} it counts the first attempts asked for ({@code requests}, its own refusals
+   * included) and the attempts the dependency accepted ({@code accepts}: it answered, well or with
+   * a permanent error), and refuses a first attempt locally, with {@link StopReason#LIMITED} and a
+   * Retry-After, with probability {@code max(0, (requests − K × accepts) / (requests + 1))}. While
+   * the dependency accepts what it is sent, it refuses nothing. K = 2 sends about one attempt the
+   * dependency rejects per one it accepts, so a recovery is seen quickly; K = 1.1 sheds harder.
+   *
+   * <p>Criticality-aware: {@code SHEDDABLE} uses K, {@code SHEDDABLE_PLUS} 1.5 K, {@code CRITICAL}
+   * 2 K and {@code CRITICAL_PLUS} 3 K, so sheddable work is refused first. Retries and hedges are
+   * never refused by it (the retry budget bounds them). Cancelled attempts and attempts that never
+   * started count for nothing; its own refusals are never counted as the dependency's rejections. A
+   * policy asks it after its concurrency limits and before the retry budget.
+   *
+   * @param k in [1, 10]
+   * @param window from 1 s to 1 h
+   * @throws ResilienceConfigurationException naming each parameter that is out of range
+   */
+  public static Limiter throttle(double k, Duration window, TimeSource timeSource) {
+    new Problems()
+        .require(Double.isFinite(k) && k >= 1 && k <= 10, "throttle k", k, "must be a number in [1, 10]")
+        .require(window != null && window.compareTo(Duration.ofSeconds(1)) >= 0
+            && window.compareTo(Duration.ofHours(1)) <= 0, "throttle window", window, "must be from 1 s to 1 h")
+        .require(timeSource != null, "throttle timeSource", null, "must not be null; use TimeSource.system()")
+        .throwIfAny();
+    return new AdaptiveThrottle("throttle-" + ANONYMOUS.incrementAndGet(), k, window.toNanos(), timeSource);
+  }
+
   // Reading -------------------------------------------------------------------------------------
+
+  /**
+   * The share of first attempts an {@link #throttle adaptive throttle} refuses now, at
+   * {@link Criticality#CRITICAL}; 0 for every other kind.
+   */
+  public double rejectionProbability() {
+    return 0;
+  }
 
   /** A name for dashboards: {@code rate-1}, {@code concurrency-2}, {@code adaptive-3}, … */
   public abstract String name();
@@ -213,40 +265,57 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
    * Whether minimum ≤ initial ≤ maximum is checked when the limiter is built, so the order of the
    * {@code with…} calls does not matter.
    *
-   * <p>Two modes:
+   * <p>Three modes:
    * <ul>
-   *   <li>{@link Mode#LOSS} (the default, for clients): additive increase, multiplicative decrease.
-   *       An attempt that failed, timed out or was throttled multiplies the limit by
-   *       {@link #backoffRatio()}; one that succeeded (or was answered with a permanent error — the
-   *       dependency answered) adds one, but only while the limit is in use (at least half of it in
-   *       flight), so a quiet client does not grow a limit it never tests. Cancelled attempts, and
-   *       attempts that never started, change nothing.
-   *   <li>{@link Mode#GRADIENT} (for servers, which see all the traffic): compares each successful
-   *       attempt's latency to a long-run average of latencies and shrinks the limit in proportion
-   *       when latency rises above {@link #tolerance()} times that average; grows it by a small
-   *       headroom while latency stays near the average. Failures, timeouts and throttling still
-   *       shrink it by {@link #backoffRatio()}. It uses averages, never a minimum latency, and never
-   *       pins the limit down to measure one.
+   *   <li>{@link Mode#KNEE} (the default): finds the concurrency past which the dependency's latency
+   *       rises and holds the limit near it. It compares the 10th percentile of latency over windows
+   *       of ended attempts with a baseline that a quiet spell of health checks cannot lower and a
+   *       limit sitting at the knee cannot raise; grows while latency is flat and the limit in use,
+   *       shrinks in proportion when it rises; timeouts and failures count as too slow, throttling
+   *       shrinks it by {@link #backoffRatio()}; cancellations are neutral; a burst of timeouts costs
+   *       one decrease. Only the limits and {@link #backoffRatio()} apply to it.
+   *   <li>{@link Mode#LOSS} ({@link #loss()}): Netflix's AIMD. An attempt that failed, timed out or
+   *       was throttled multiplies the limit by {@link #backoffRatio()}; one that succeeded (or was
+   *       answered with a permanent error) adds one, but only while at least half the limit is in
+   *       flight. Cancelled attempts, and attempts that never started, change nothing.
+   *   <li>{@link Mode#GRADIENT} ({@link #gradient()}): compares each successful attempt's latency to
+   *       a long-run average and shrinks the limit in proportion when latency rises above
+   *       {@link #tolerance()} times that average; grows it by a small headroom while latency stays
+   *       near the average. Failures, timeouts and throttling still shrink it by
+   *       {@link #backoffRatio()}.
    * </ul>
    */
   @dev.quell.internal.CheckReturnValue
   public static final class AdaptiveConfig {
     /** How the limit responds to outcomes. */
     public enum Mode {
-      /** Loss-based AIMD: the client-side choice. */
+      /**
+       * Loss-based AIMD, as Netflix's concurrency-limits: kept for compatibility; {@link #KNEE} finds
+       * the knee where this swings between its minimum and maximum.
+       */
       LOSS,
-      /** Latency gradient against a long-run average: the server-side choice. */
-      GRADIENT
+      /** Latency gradient against a long-run average, as Netflix's Gradient2: kept for compatibility. */
+      GRADIENT,
+      /**
+       * The default: finds the concurrency past which latency rises (the knee) and holds the limit
+       * near it. Watches the 10th percentile of latency over windows of attempts against a
+       * baseline that a burst of cheap calls or a slower dependency cannot keep wrong; timeouts,
+       * failures and throttling count as too slow; cancellations are neutral.
+       */
+      KNEE
     }
 
     /** The largest limit accepted. */
     public static final int MAX_LIMIT = 1_000_000;
 
     /**
-     * Loss-based AIMD starting at 20, never below 20 nor above 200, shrinking by 0.9 per loss — the
-     * defaults of Netflix's concurrency-limits AIMD, so a client's floor never starves it.
+     * {@link Mode#KNEE}, starting at 20, never below 5 nor above 1000, shrinking by at least 0.9 per
+     * decrease: no tuning needed for a client calling one dependency.
      */
-    public static final AdaptiveConfig DEFAULT = new AdaptiveConfig(Mode.LOSS, 20, 20, 200, 0.9, 1.5, 0.2, 600);
+    public static final AdaptiveConfig DEFAULT = new AdaptiveConfig(Mode.KNEE, 20, 5, 1000, 0.9, 1.5, 0.2, 600);
+
+    /** Netflix's AIMD defaults: {@link Mode#LOSS} starting at 20, never below 20 nor above 200, backing off by 0.9. */
+    private static final AdaptiveConfig AIMD = new AdaptiveConfig(Mode.LOSS, 20, 20, 200, 0.9, 1.5, 0.2, 600);
 
     private final Mode mode;
     private final int initialLimit;
@@ -269,14 +338,22 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       this.longWindow = longWindow;
     }
 
-    /** {@link #DEFAULT} in {@link Mode#GRADIENT}: the server-side choice. */
+    /** {@link Mode#GRADIENT} with Netflix's Gradient2 limits: starting at 20, never below 20 nor above 200. */
     public static AdaptiveConfig gradient() {
-      return DEFAULT.withMode(Mode.GRADIENT);
+      return AIMD.withMode(Mode.GRADIENT);
+    }
+
+    /**
+     * {@link Mode#LOSS} with Netflix's AIMD defaults (starting at 20, never below 20 nor above 200,
+     * backing off by 0.9): what {@link #DEFAULT} was before {@link Mode#KNEE}.
+     */
+    public static AdaptiveConfig loss() {
+      return AIMD;
     }
 
     /** {@link Mode#LOSS} or {@link Mode#GRADIENT}. */
     public AdaptiveConfig withMode(Mode mode) {
-      new Problems().require(mode != null, "adaptive mode", null, "must be LOSS or GRADIENT").throwIfAny();
+      new Problems().require(mode != null, "adaptive mode", null, "must be KNEE, LOSS or GRADIENT").throwIfAny();
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
     }
 
@@ -286,13 +363,13 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
     }
 
-    /** The limit never falls below this, default 20; at least 1. */
+    /** The limit never falls below this, default 5; at least 1. */
     public AdaptiveConfig withMinLimit(int minLimit) {
       checkLimit("adaptive minLimit", minLimit);
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
     }
 
-    /** The limit never rises above this, default 200; at most {@link #MAX_LIMIT}. */
+    /** The limit never rises above this, default 1000; at most {@link #MAX_LIMIT}. */
     public AdaptiveConfig withMaxLimit(int maxLimit) {
       checkLimit("adaptive maxLimit", maxLimit);
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, longWindow);
@@ -337,7 +414,7 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return new AdaptiveConfig(mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance, smoothing, samples);
     }
 
-    /** LOSS (the default) or GRADIENT. */
+    /** KNEE (the default), LOSS or GRADIENT. */
     public Mode mode() {
       return mode;
     }
@@ -347,12 +424,12 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
       return initialLimit;
     }
 
-    /** The limit never falls below this; default 20. */
+    /** The limit never falls below this; default 5. */
     public int minLimit() {
       return minLimit;
     }
 
-    /** The limit never rises above this; default 200. */
+    /** The limit never rises above this; default 1000. */
     public int maxLimit() {
       return maxLimit;
     }

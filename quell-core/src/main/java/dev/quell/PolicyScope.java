@@ -74,12 +74,13 @@ public final class PolicyScope<K> {
       if (p == null) {
         String name = template.name() + ":" + key;
         p = template.withName(name);
-        if (p.limiters().stream().anyMatch(l -> l instanceof AdaptiveLimiter)) {
-          // an adaptive limit learns one dependency's capacity: each key learns its own
+        if (p.limiters().stream().anyMatch(PolicyScope::perKey)) {
+          // an adaptive limit learns one dependency's capacity, a throttle what it accepts: each key
+          // learns its own
           p = p.with(s -> {
             s.clearLimiters();
             for (Limiter l : template.limiters()) {
-              s.limiter(l instanceof AdaptiveLimiter ? l.copy(name) : l);
+              s.limiter(perKey(l) ? l.copy(name) : l);
             }
           });
         }
@@ -137,6 +138,24 @@ public final class PolicyScope<K> {
           .ifPresent(l -> view.put(k, l)));
       return view;
     }
+  }
+
+  /**
+   * A snapshot of each key's own adaptive throttle, least recently used first (empty when the
+   * template has none).
+   */
+  public Map<K, Limiter> throttles() {
+    synchronized (policies) {
+      Map<K, Limiter> view = new LinkedHashMap<>();
+      policies.forEach((k, p) -> p.limiters().stream().filter(l -> l instanceof AdaptiveThrottle).findFirst()
+          .ifPresent(l -> view.put(k, l)));
+      return view;
+    }
+  }
+
+  /** Limiters that learn one dependency's behaviour, so each key gets its own copy. */
+  private static boolean perKey(Limiter l) {
+    return l instanceof AdaptiveLimiter || l instanceof AdaptiveThrottle;
   }
 
   /** How many keys are held now (at most the bound). */

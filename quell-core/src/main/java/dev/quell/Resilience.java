@@ -191,8 +191,13 @@ public final class Resilience {
       }
     }
     for (Limiter l : limiters) {
-      if (!(l instanceof RateLimiter)) {
+      if (!(l instanceof RateLimiter) && !(l instanceof AdaptiveThrottle)) {
         g.add(l.gate());
+      }
+    }
+    for (Limiter l : limiters) {
+      if (l instanceof AdaptiveThrottle) {
+        g.add(l.gate()); // then the adaptive throttle, before the budget
       }
     }
     int budgetIndex = -1;

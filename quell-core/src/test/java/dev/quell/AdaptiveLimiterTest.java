@@ -17,21 +17,131 @@ class AdaptiveLimiterTest {
   private long now = 1_000 * MS;
 
   @Test
-  void theDefaultsAreNetflixsAimd() {
-    AdaptiveConfig c = AdaptiveConfig.DEFAULT;
+  void theDefaultFindsTheKneeFromFiveToAThousandStartingAtTwenty() {
+    AdaptiveConfig d = AdaptiveConfig.DEFAULT;
+    assertThat(d.mode()).isEqualTo(Mode.KNEE);
+    assertThat(d.initialLimit()).isEqualTo(20);
+    assertThat(d.minLimit()).isEqualTo(5);
+    assertThat(d.maxLimit()).isEqualTo(1000);
+    assertThat(Limiter.adaptive().limit()).isEqualTo(20);
+  }
+
+  @Test
+  void theLossModesDefaultsAreNetflixsAimd() {
+    AdaptiveConfig c = AdaptiveConfig.loss();
     assertThat(c.mode()).isEqualTo(Mode.LOSS);
     assertThat(c.initialLimit()).isEqualTo(20);
     assertThat(c.minLimit()).isEqualTo(20);
     assertThat(c.maxLimit()).isEqualTo(200);
     assertThat(c.backoffRatio()).isEqualTo(0.9);
-    Limiter limiter = Limiter.adaptive();
+    Limiter limiter = Limiter.adaptive(c);
     assertThat(limiter.limit()).isEqualTo(20);
     assertThat(limiter.name()).startsWith("adaptive-");
   }
 
+  /** Admits {@code n} attempts at once and ends them all as {@code how} after {@code rttMillis}. */
+  private static void wave(AdaptiveLimiter limiter, int n, int how, long rttMillis) {
+    List<long[]> admitted = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int inFlight = limiter.tryAcquire();
+      if (inFlight > 0) {
+        admitted.add(new long[] {inFlight, limiter.epoch()});
+      }
+    }
+    for (long[] a : admitted) {
+      limiter.releasePermit(how, (int) a[0], (int) a[1], rttMillis * MS);
+    }
+  }
+
+  private static AdaptiveLimiter knee(int initial) {
+    return (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(initial));
+  }
+
+  @Test
+  void theKneeModeGrowsWhileLatencyStaysFlatAndTheLimitIsUsed() {
+    AdaptiveLimiter limiter = knee(20);
+    for (int i = 0; i < 10; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 20);
+    }
+    assertThat(limiter.limit()).isGreaterThan(100); // slow start: half again each window
+    assertThat(limiter.baselineNanos()).isCloseTo(20.0 * MS, within(0.05 * 20 * MS));
+  }
+
+  @Test
+  void theKneeModeShrinksWhenLatencyRisesAboveItsBaseline() {
+    AdaptiveLimiter limiter = knee(100);
+    for (int i = 0; i < 5; i++) {
+      wave(limiter, 100, Gate.SUCCEEDED, 20);
+    }
+    int before = limiter.limit();
+    for (int i = 0; i < 5 && limiter.limit() == before; i++) {
+      wave(limiter, before, Gate.SUCCEEDED, 40); // until a window closes
+    }
+    assertThat(limiter.limit()).isLessThan(before).isGreaterThanOrEqualTo(before / 2);
+  }
+
+  @Test
+  void aBurstOfTimeoutsCostsOneDecreaseNotACollapseToTheMinimum() {
+    AdaptiveLimiter limiter = knee(200);
+    wave(limiter, 200, Gate.SUCCEEDED, 20);
+    // everything in flight times out: the first window of losses halves the limit, and the rest,
+    // admitted before that decrease, are not counted again
+    List<long[]> admitted = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      admitted.add(new long[] {limiter.tryAcquire(), limiter.epoch()});
+    }
+    for (long[] a : admitted) {
+      limiter.releasePermit(Gate.TIMED_OUT, (int) a[0], (int) a[1], 60 * MS);
+    }
+    assertThat(limiter.limit()).isGreaterThanOrEqualTo(limiter.config().initialLimit() / 2 - 1);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void cancellationsAndAttemptsThatNeverStartedAreNeutralInTheKneeMode() {
+    AdaptiveLimiter limiter = knee(50);
+    for (int i = 0; i < 1000; i++) {
+      wave(limiter, 50, i % 2 == 0 ? Gate.CANCELLED : Gate.NOT_STARTED, 1 + i);
+    }
+    assertThat(limiter.exactLimit()).isEqualTo(50.0);
+    assertThat(limiter.baselineNanos()).isNaN();
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void healthChecksInAQuietSpellDoNotPoisonTheBaseline() {
+    AdaptiveLimiter limiter = knee(100);
+    for (int i = 0; i < 20; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 20);
+    }
+    int before = limiter.limit();
+    double baseline = limiter.baselineNanos();
+    // a quiet spell: one health check at a time, 1 ms each, thousands of them
+    for (int i = 0; i < 5000; i++) {
+      wave(limiter, 1, Gate.SUCCEEDED, 1);
+    }
+    assertThat(limiter.baselineNanos()).isEqualTo(baseline);
+    // the load comes back at its usual latency: nothing to shrink for
+    wave(limiter, before, Gate.SUCCEEDED, 20);
+    assertThat(limiter.limit()).isGreaterThanOrEqualTo(before);
+  }
+
+  @Test
+  void aDependencyThatBecameSlowerForGoodIsTakenAsTheNewBaselineAfterTwoDecreases() {
+    AdaptiveLimiter limiter = knee(100);
+    for (int i = 0; i < 20; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 20);
+    }
+    for (int i = 0; i < 10; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 40); // twice as slow, whatever the limit
+    }
+    assertThat(limiter.baselineNanos()).isCloseTo(40.0 * MS, within(0.05 * 40 * MS));
+    assertThat(limiter.limit()).isGreaterThanOrEqualTo(50);
+  }
+
   @Test
   void admitsUpToTheLimitAndRefusesWithoutARetryAfter() {
-    Limiter limiter = Limiter.adaptive(AdaptiveConfig.DEFAULT.withMinLimit(1).withInitialLimit(3));
+    Limiter limiter = Limiter.adaptive(AdaptiveConfig.loss().withMinLimit(1).withInitialLimit(3));
     for (int i = 0; i < 3; i++) {
       assertThat(limiter.gate().tryAdmit(attempt(now), 0, now)).isTrue();
     }
@@ -162,10 +272,10 @@ class AdaptiveLimiterTest {
 
   @Test
   void theConfigurationIsAnImmutableValue() {
-    AdaptiveConfig base = AdaptiveConfig.DEFAULT;
+    AdaptiveConfig base = AdaptiveConfig.loss();
     AdaptiveConfig changed = base.withMinLimit(2).withInitialLimit(5).withMaxLimit(50).withBackoffRatio(0.5)
         .withMode(Mode.GRADIENT).withTolerance(2).withSmoothing(1).withLongWindow(100);
-    assertThat(base).isEqualTo(AdaptiveConfig.DEFAULT);
+    assertThat(base).isEqualTo(AdaptiveConfig.loss());
     assertThat(base.minLimit()).isEqualTo(20);
     assertThat(changed.minLimit()).isEqualTo(2);
     assertThat(changed.initialLimit()).isEqualTo(5);
@@ -207,20 +317,20 @@ class AdaptiveLimiterTest {
 
   @Test
   void inconsistentLimitsAreRejectedWhenTheLimiterIsBuiltWhateverTheOrderOfTheSettings() {
-    AdaptiveConfig raisedFloor = AdaptiveConfig.DEFAULT.withMaxLimit(10); // fine so far: initial and min are 20
+    AdaptiveConfig raisedFloor = AdaptiveConfig.loss().withMaxLimit(10); // fine so far: initial and min are 20
     ResilienceConfigurationException e = catchThrowableOfType(() -> Limiter.adaptive(raisedFloor),
         ResilienceConfigurationException.class);
     assertThat(e.problems()).containsExactly(
         "adaptive minLimit was 20: must not be above maxLimit (10)",
         "adaptive initialLimit was 20: must be in [minLimit, maxLimit] = [20, 10]");
     assertThat(Limiter.adaptive(raisedFloor.withMinLimit(1).withInitialLimit(10)).limit()).isEqualTo(10);
-    assertThatThrownBy(() -> Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(201)))
+    assertThatThrownBy(() -> Limiter.adaptive(AdaptiveConfig.loss().withInitialLimit(201)))
         .hasMessageContaining("initialLimit was 201");
   }
 
   @Test
   void theLargestLimitsWorkWithoutOverflow() {
-    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.loss()
         .withMaxLimit(AdaptiveConfig.MAX_LIMIT).withInitialLimit(AdaptiveConfig.MAX_LIMIT));
     assertThat(limiter.limit()).isEqualTo(AdaptiveConfig.MAX_LIMIT);
     AttemptRecord a = attempt(now); // one record for all: only its mark (the last in-flight count) is read
@@ -237,7 +347,7 @@ class AdaptiveLimiterTest {
 
   private AdaptiveLimiter loss(int min, int initial, int max) {
     return (AdaptiveLimiter) Limiter.adaptive(
-        AdaptiveConfig.DEFAULT.withMinLimit(min).withMaxLimit(max).withInitialLimit(initial));
+        AdaptiveConfig.loss().withMinLimit(min).withMaxLimit(max).withInitialLimit(initial));
   }
 
   private void end(AdaptiveLimiter limiter, int how) {

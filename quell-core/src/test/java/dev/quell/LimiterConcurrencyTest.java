@@ -350,6 +350,40 @@ class LimiterConcurrencyTest {
   }
 
   @Test
+  void theKneeModeCountsEveryAttemptBackExactlyWhileItsWindowsCloseUnderContention() throws Exception {
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(
+        AdaptiveConfig.DEFAULT.withMinLimit(2).withInitialLimit(8).withMaxLimit(16));
+    Gate gate = limiter.gate();
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    AtomicInteger outOfBounds = new AtomicInteger();
+    AtomicInteger admitted = new AtomicInteger();
+    hammer(() -> {
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      for (int i = 0; i < 20_000; i++) {
+        AttemptRecord a = attempt(0);
+        if (gate.tryAdmit(a, 0, 0)) {
+          admitted.incrementAndGet();
+          most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+          inside.decrementAndGet();
+          // latencies that climb with the attempts in flight, as at a dependency past its knee
+          long rtt = 1_000_000L * (1 + limiter.inFlight()) + random.nextLong(1, 1_000_000);
+          gate.release(a, 0, random.nextInt(Gate.NOT_STARTED + 1), rtt);
+        }
+        int limit = limiter.limit();
+        if (limit < 2 || limit > 16) {
+          outOfBounds.incrementAndGet();
+        }
+      }
+      return 0;
+    });
+    assertThat(admitted.get()).isPositive();
+    assertThat(outOfBounds).hasValue(0);
+    assertThat(most.get()).isBetween(1, 16);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
   void aGradientLimitStaysWithinItsBoundsUnderContention() throws Exception {
     Limiter limiter = Limiter.adaptive(AdaptiveConfig.gradient().withMinLimit(2).withInitialLimit(8).withMaxLimit(16));
     Gate gate = limiter.gate();

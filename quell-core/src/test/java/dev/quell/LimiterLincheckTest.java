@@ -147,7 +147,7 @@ class LimiterLincheckTest {
   @Param(name = "sample", gen = IntGen.class, conf = "1:4")
   public static class AdaptiveOps {
     private final AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(
-        AdaptiveConfig.DEFAULT.withMinLimit(1).withInitialLimit(2).withMaxLimit(4).withBackoffRatio(0.5));
+        AdaptiveConfig.loss().withMinLimit(1).withInitialLimit(2).withMaxLimit(4).withBackoffRatio(0.5));
 
     @Operation
     public boolean tryAdmit() {

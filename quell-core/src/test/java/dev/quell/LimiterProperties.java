@@ -185,16 +185,20 @@ class LimiterProperties {
 
   // Adaptive ------------------------------------------------------------------------------------
 
-  /** However attempts end, an AIMD limit stays within [min, max] and in flight never passes it at admission. */
-  @Property(tries = 400)
-  void anAimdLimitStaysWithinItsBounds(
+  /**
+   * However attempts end and however long they take, an adaptive limit in every mode (the knee, AIMD,
+   * the gradient) stays within [min, max], in flight never passes it at admission, and in flight is
+   * exactly what was admitted and not released.
+   */
+  @Property(tries = 600)
+  void anAdaptiveLimitStaysWithinItsBounds(
       @ForAll @IntRange(min = 1, max = 40) int min, @ForAll @IntRange(min = 0, max = 200) int span,
       @ForAll @IntRange(min = 0, max = 100) int initialPercent, @ForAll("ratios") double ratio,
-      @ForAll boolean gradient, @ForAll("adaptiveSteps") List<Step> steps) {
+      @ForAll AdaptiveConfig.Mode mode, @ForAll("adaptiveSteps") List<Step> steps) {
     int max = min + span;
     int initial = min + span * initialPercent / 100;
     AdaptiveConfig config = AdaptiveConfig.DEFAULT.withMinLimit(min).withMaxLimit(max).withInitialLimit(initial)
-        .withBackoffRatio(ratio).withMode(gradient ? AdaptiveConfig.Mode.GRADIENT : AdaptiveConfig.Mode.LOSS);
+        .withBackoffRatio(ratio).withMode(mode);
     AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(config);
     Gate gate = limiter.gate();
     List<AttemptRecord> holding = new ArrayList<>();
@@ -212,8 +216,8 @@ class LimiterProperties {
           }
         }
       } else if (!holding.isEmpty()) {
-        now += 1 + s.b * 10_000L;
-        gate.release(holding.remove(s.a % holding.size()), 0, s.b % (Gate.NOT_STARTED + 1), now);
+        now += 1 + s.b * (long) s.b * 10_000L; // from 10 µs to 100 ms, so the knee mode sees latency move
+        gate.release(holding.remove(s.a % holding.size()), 0, s.a % (Gate.NOT_STARTED + 1), now);
       }
       assertThat(limiter.exactLimit()).isBetween((double) min, (double) max);
       assertThat(limiter.inFlight()).isEqualTo(holding.size());

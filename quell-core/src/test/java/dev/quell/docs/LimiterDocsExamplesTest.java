@@ -24,7 +24,7 @@ class LimiterDocsExamplesTest {
     Limiter patient = Limiter.rate(50, 10, Duration.ofMillis(200));     // may wait up to 200 ms for a permit
     Limiter bulkhead = Limiter.concurrency(20);                         // at most 20 attempts in flight
     Limiter queueing = Limiter.concurrency(20, Duration.ofMillis(50));  // ... and a short, fair queue
-    Limiter adaptive = Limiter.adaptive();                              // finds its own level, 20 to 200
+    Limiter adaptive = Limiter.adaptive();                              // finds the knee, 5 to 1000
     // --- end ---
     assertThat(perSecond.limit()).isEqualTo(10);
     assertThat(perSecond.available()).isEqualTo(10);

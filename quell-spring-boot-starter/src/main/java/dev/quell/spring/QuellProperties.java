@@ -740,10 +740,12 @@ public class QuellProperties {
 
   /** The modes of an adaptive limit. */
   public enum AdaptiveMode {
-    /** AIMD on losses (failures, timeouts, throttling): the client's choice. */
+    /** AIMD on losses (failures, timeouts, throttling), with Netflix's defaults (20 to 200). */
     LOSS,
-    /** A latency gradient: the server's choice. */
-    GRADIENT
+    /** A latency gradient against a long-run average, with Netflix's Gradient2 limits (20 to 200). */
+    GRADIENT,
+    /** Finds the dependency's knee (the default when no mode is given): 5 to 1000, starting at 20. */
+    KNEE
   }
 
   /** An adaptive concurrency limit. */

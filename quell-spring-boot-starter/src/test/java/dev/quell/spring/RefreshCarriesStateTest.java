@@ -46,6 +46,7 @@ class RefreshCarriesStateTest {
       Map.entry("quell.policies.held.breaker.window", "30s"),
       Map.entry("quell.policies.held.breaker.ramp", "0s"),
       Map.entry("quell.policies.flow.attempts", "1"),
+      Map.entry("quell.policies.flow.adaptive-limit.mode", "loss"), // each loss moves it (the knee mode waits for a window)
       Map.entry("quell.policies.flow.adaptive-limit.initial-limit", "20"),
       Map.entry("quell.policies.flow.adaptive-limit.min-limit", "5"),
       Map.entry("quell.policies.flow.adaptive-limit.max-limit", "200")));

@@ -790,10 +790,11 @@ public final class ScenarioFile {
     }
 
     private Limiter limiter(Section l, TimeSource clock) {
-      String allowed = "{rate: PER_SECOND, burst: N, maxWait: 0ms}, {concurrency: N, maxWait: 0ms} or"
-          + " {adaptive: default} (or a mapping of mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance,"
+      String allowed = "{rate: PER_SECOND, burst: N, maxWait: 0ms}, {concurrency: N, maxWait: 0ms},"
+          + " {throttle: K, window: 2m} or {adaptive: default} (or a mapping of mode, initialLimit, minLimit, maxLimit, backoffRatio, tolerance,"
           + " smoothing, longWindow)";
-      int kinds = (l.has("rate") ? 1 : 0) + (l.has("concurrency") ? 1 : 0) + (l.has("adaptive") ? 1 : 0);
+      int kinds = (l.has("rate") ? 1 : 0) + (l.has("concurrency") ? 1 : 0) + (l.has("adaptive") ? 1 : 0)
+          + (l.has("throttle") ? 1 : 0);
       if (kinds != 1) {
         throw l.itself("must be exactly one kind of limiter: " + allowed);
       }
@@ -807,6 +808,13 @@ public final class ScenarioFile {
           int burst = (int) l.whole("burst", 1, Integer.MAX_VALUE, "permits the bucket holds");
           Duration maxWait = l.has("maxWait") ? notNegative(l, "maxWait") : Duration.ZERO;
           return Limiter.rate(perSecond, burst, maxWait, clock);
+        }
+        if (l.has("throttle")) {
+          // the SRE book's adaptive throttling: {throttle: K, window: 2m}, or {throttle: default}
+          l.only("throttle", "window");
+          double k = "default".equals(l.raw("throttle")) ? 2 : l.number("throttle");
+          Duration window = l.has("window") ? notNegative(l, "window") : Duration.ofMinutes(2);
+          return Limiter.throttle(k, window, clock);
         }
         if (l.has("concurrency")) {
           l.only("concurrency", "maxWait");
@@ -832,10 +840,12 @@ public final class ScenarioFile {
         try {
           if (a.has("mode")) {
             String mode = a.text("mode").toUpperCase(Locale.ROOT);
-            if (!mode.equals("LOSS") && !mode.equals("GRADIENT")) {
-              throw a.error("mode", "must be loss or gradient, was " + show(a.raw("mode")));
+            if (!mode.equals("KNEE") && !mode.equals("LOSS") && !mode.equals("GRADIENT")) {
+              throw a.error("mode", "must be knee, loss or gradient, was " + show(a.raw("mode")));
             }
-            c = c.withMode(Limiter.AdaptiveConfig.Mode.valueOf(mode));
+            // each mode starts from its own defaults: loss and gradient from Netflix's (20 to 200)
+            c = mode.equals("LOSS") ? Limiter.AdaptiveConfig.loss()
+                : mode.equals("GRADIENT") ? Limiter.AdaptiveConfig.gradient() : Limiter.AdaptiveConfig.DEFAULT;
           }
           String limit = "a concurrency limit from 1 to " + Limiter.AdaptiveConfig.MAX_LIMIT;
           if (a.has("initialLimit")) {

@@ -57,7 +57,7 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "reference",
       description = "A built-in scenario (reference, sixteen-pods, fleet, fleet-bounded-queue,"
           + " fleet-concurrency-limit, topology, outage, outage-hanging, tail-at-scale, hedging-brownout,"
-          + " known-dependency) or a YAML"
+          + " known-dependency), the adaptive-limit benchmark (adaptive-limits) or a YAML"
           + " scenario file (default: ${DEFAULT-VALUE}).")
   String scenario = "reference";
 
@@ -152,6 +152,15 @@ public final class SimulateCommand implements Callable<Integer> {
     }
     Sweep sweeping = sweep == null ? null : Sweep.parse(sweep);
     long[] cliSeeds = seeds == null ? null : parseSeeds(seeds);
+    BenchmarkFile benchmark = BenchmarkFile.find(scenario);
+    if (benchmark != null) {
+      if (sweeping != null || json || csv != null || calls != null || html != null || chart != null) {
+        throw new ScenarioException("a benchmark prints its table only: --sweep, --json, --csv, --calls, --html and"
+            + " --chart do not apply to it");
+      }
+      benchmark.run(cliSeeds, out);
+      return 0;
+    }
 
     ScenarioFile file = load(scenario);
     long[] chosenSeeds = cliSeeds != null ? cliSeeds : file.seeds().orElse(new long[] {1});

@@ -634,8 +634,11 @@ final class PolicyFactory {
       if (!on(enabled, mode, initial, min, max, backoffRatio, tolerance, smoothing, longWindow)) {
         return null;
       }
-      Limiter.AdaptiveConfig config = mode != null && mode.value() == QuellProperties.AdaptiveMode.GRADIENT
-          ? Limiter.AdaptiveConfig.gradient() : Limiter.AdaptiveConfig.DEFAULT;
+      // each mode starts from its own defaults: loss and gradient from Netflix's, the knee from DEFAULT
+      Limiter.AdaptiveConfig config = mode == null || mode.value() == QuellProperties.AdaptiveMode.KNEE
+          ? Limiter.AdaptiveConfig.DEFAULT
+          : mode.value() == QuellProperties.AdaptiveMode.GRADIENT ? Limiter.AdaptiveConfig.gradient()
+          : Limiter.AdaptiveConfig.loss();
       String group = group("adaptive-limit");
       boolean ok = true;
       Limiter.AdaptiveConfig[] c = {config};
