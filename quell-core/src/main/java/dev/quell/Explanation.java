@@ -1136,15 +1136,32 @@ final class Explanation {
       s.append(wait > 0 ? "; an attempt may queue up to " + fmtWait(wait) + ", first come first served"
           : "; refuses at once when full");
       s.append(". A refusal ends the call with LIMITED (RateLimitedException)");
-    } else {
+    } else if (l instanceof AdaptiveThrottle) {
+      AdaptiveThrottle t = (AdaptiveThrottle) l;
+      s.append("Adaptive throttle: once the dependency has been refusing, refuses a share of first attempts")
+          .append(" here (requests against ").append(number(t.k())).append(" × accepted, over ")
+          .append(fmtWait(t.windowNanos())).append("; SHEDDABLE work first), never a retry or a hedge")
+          .append(". A refusal ends the call with LIMITED (RateLimitedException, with a Retry-After)");
+    } else if (l instanceof AdaptiveLimiter) {
       Limiter.AdaptiveConfig c = ((AdaptiveLimiter) l).config();
+      String how;
+      switch (c.mode()) {
+        case LOSS:
+          how = " (loss-based: a failure, timeout or throttled answer multiplies it by " + number(c.backoffRatio())
+              + ", a success adds one)";
+          break;
+        case GRADIENT:
+          how = " (latency gradient, tolerance " + number(c.tolerance()) + ")";
+          break;
+        default:
+          how = " (finds the knee: grows while latency holds at its baseline, shrinks once it climbs)";
+      }
       s.append("Adaptive limit: between ").append(c.minLimit()).append(" and ").append(c.maxLimit())
-          .append(" attempts in flight, starting at ").append(c.initialLimit())
-          .append(c.mode() == Limiter.AdaptiveConfig.Mode.LOSS
-              ? " (loss-based: a failure, timeout or throttled answer multiplies it by " + number(c.backoffRatio())
-                  + ", a success adds one)"
-              : " (latency gradient, tolerance " + number(c.tolerance()) + ")")
+          .append(" attempts in flight, starting at ").append(c.initialLimit()).append(how)
           .append("; refuses at once when full. A refusal ends the call with LIMITED (RateLimitedException)");
+    } else {
+      s.append("Limiter ").append(l.name()).append(": at most ").append(l.limit())
+          .append(" at once. A refusal ends the call with LIMITED (RateLimitedException)");
     }
     return s.append(" after the guarded pause, never charged to the budget.").toString();
   }

@@ -653,4 +653,15 @@ class ExplainTest {
         If every attempt times out: #1 0 to 10 s: 10 s, 1 attempt.
         Worst call: 10 s, and at most 1 attempt on the dependency per call; no call outlasts the deadline, whatever the answers.""");
   }
+
+  @Test
+  void anAdaptiveThrottleAndTheKneeModeAreExplainedInTheirOwnWords() {
+    String text = Resilience.DEFAULT.withLimiter(Limiter.throttle(2, Duration.ofSeconds(10)))
+        .withLimiter(Limiter.adaptive()).explain();
+    assertThat(text).contains("Adaptive throttle: once the dependency has been refusing")
+        .contains("requests against 2 × accepted, over 10 s")
+        .contains("(finds the knee:");
+    assertThat(Resilience.DEFAULT.withLimiter(Limiter.adaptive(Limiter.AdaptiveConfig.loss())).explain())
+        .contains("(loss-based:");
+  }
 }
