@@ -136,7 +136,7 @@ final class ValueModels {
         break;
       case QuellTypes.ADAPTIVE_CONFIG + "#withMode":
         if (Values.isNullLiteral(arg)) {
-          problems.add("adaptive mode was null: must be LOSS or GRADIENT");
+          problems.add("adaptive mode was null: must be " + modes());
         }
         break;
       case QuellTypes.ADAPTIVE_CONFIG + "#withInitialLimit":
@@ -229,6 +229,24 @@ final class ValueModels {
     return problems;
   }
 
+  /** The adaptive modes as the library's message lists them ("KNEE, LOSS or GRADIENT"), from the library when it is there. */
+  private static String modes() {
+    try {
+      // the default first, then the others in their declared order, as the library lists them
+      dev.quell.Limiter.AdaptiveConfig.Mode first = dev.quell.Limiter.AdaptiveConfig.DEFAULT.mode();
+      List<String> names = new ArrayList<>();
+      names.add(first.name());
+      for (dev.quell.Limiter.AdaptiveConfig.Mode m : dev.quell.Limiter.AdaptiveConfig.Mode.values()) {
+        if (m != first) {
+          names.add(m.name());
+        }
+      }
+      return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
+    } catch (LinkageError | RuntimeException e) {
+      return "KNEE, LOSS or GRADIENT";
+    }
+  }
+
   private static String parameterType(MethodSymbol method, int index) {
     List<VarSymbol> parameters = method.getParameters();
     return index < parameters.size() ? parameters.get(index).type.tsym.getQualifiedName().toString() : "";
@@ -240,12 +258,35 @@ final class ValueModels {
     @Nullable Long min;
     @Nullable Long max;
 
-    static Limits defaults() {
+    /**
+     * The limits of a configuration the library builds ({@code config}), read from quell-core on the
+     * processor path so that the check follows the library's defaults; {@code initial}, {@code min}
+     * and {@code max} when it is not there (or is a version without that configuration).
+     */
+    static Limits of(java.util.function.Supplier<dev.quell.Limiter.AdaptiveConfig> config, long initial, long min,
+        long max) {
       Limits l = new Limits();
-      l.initial = 20L;
-      l.min = 20L;
-      l.max = 200L;
+      try {
+        dev.quell.Limiter.AdaptiveConfig c = config.get();
+        l.initial = (long) c.initialLimit();
+        l.min = (long) c.minLimit();
+        l.max = (long) c.maxLimit();
+      } catch (LinkageError | RuntimeException e) {
+        l.initial = initial;
+        l.min = min;
+        l.max = max;
+      }
       return l;
+    }
+
+    /** {@code AdaptiveConfig.DEFAULT}'s limits (the knee mode: 20, within [5, 1000]). */
+    static Limits defaults() {
+      return of(() -> dev.quell.Limiter.AdaptiveConfig.DEFAULT, 20, 5, 1000);
+    }
+
+    /** {@code AdaptiveConfig.loss()}'s and {@code gradient()}'s limits (Netflix's: 20, within [20, 200]). */
+    static Limits netflix() {
+      return of(dev.quell.Limiter.AdaptiveConfig::loss, 20, 20, 200);
     }
 
     /** What {@code Limiter.adaptive(config)} checks when the limiter is built. */
@@ -279,7 +320,8 @@ final class ValueModels {
         return null;
       }
       if (method.isStatic()) {
-        return method.getSimpleName().contentEquals("gradient") ? Limits.defaults() : new Limits();
+        String factory = method.getSimpleName().toString();
+        return factory.equals("gradient") || factory.equals("loss") ? Limits.netflix() : new Limits();
       }
       ExpressionTree receiver = ASTHelpers.getReceiver(call);
       Limits l = receiver == null ? new Limits() : limits(receiver, state, depth + 1);

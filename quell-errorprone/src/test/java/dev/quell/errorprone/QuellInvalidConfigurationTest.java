@@ -142,11 +142,13 @@ class QuellInvalidConfigurationTest {
           static final Limiter J = Limiter.concurrency(8, Duration.ofMillis(-1));
           // BUG: Diagnostic contains: adaptive limiter config was null: must not be null; use AdaptiveConfig.DEFAULT
           static final Limiter K = Limiter.adaptive(null);
-          static final Limiter.AdaptiveConfig SMALL = Limiter.AdaptiveConfig.DEFAULT.withMaxLimit(10);
-          // BUG: Diagnostic contains: adaptive minLimit was 20: must not be above maxLimit (10)
+          static final Limiter.AdaptiveConfig SMALL = Limiter.AdaptiveConfig.DEFAULT.withMaxLimit(3);
+          // BUG: Diagnostic contains: adaptive minLimit was 5: must not be above maxLimit (3)
           static final Limiter L = Limiter.adaptive(SMALL);
           // BUG: Diagnostic contains: adaptive initialLimit was 300: must be in [minLimit, maxLimit] = [20, 200]
           static final Limiter M = Limiter.adaptive(Limiter.AdaptiveConfig.gradient().withInitialLimit(300));
+          // BUG: Diagnostic contains: adaptive initialLimit was 3000: must be in [minLimit, maxLimit] = [5, 1000]
+          static final Limiter M2 = Limiter.adaptive(Limiter.AdaptiveConfig.DEFAULT.withInitialLimit(3000));
           // BUG: Diagnostic contains: adaptive initialLimit was 0: must be in [1, 1000000]
           static final Limiter.AdaptiveConfig N = Limiter.AdaptiveConfig.DEFAULT.withInitialLimit(0);
           // BUG: Diagnostic contains: adaptive maxLimit was 1000001: must be in [1, 1000000]
@@ -159,7 +161,7 @@ class QuellInvalidConfigurationTest {
           static final Limiter.AdaptiveConfig R = Limiter.AdaptiveConfig.gradient().withSmoothing(0);
           // BUG: Diagnostic contains: adaptive longWindow was 9: must be in [10, 1000000]
           static final Limiter.AdaptiveConfig S = Limiter.AdaptiveConfig.gradient().withLongWindow(9);
-          // BUG: Diagnostic contains: adaptive mode was null: must be LOSS or GRADIENT
+          // BUG: Diagnostic contains: adaptive mode was null: must be KNEE, LOSS or GRADIENT
           static final Limiter.AdaptiveConfig T = Limiter.AdaptiveConfig.DEFAULT.withMode(null);
         }
         """).doTest();
