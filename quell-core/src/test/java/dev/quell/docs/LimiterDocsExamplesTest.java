@@ -18,6 +18,14 @@ import org.junit.jupiter.api.Test;
 class LimiterDocsExamplesTest {
 
   @Test
+  void theAdaptiveThrottleExample() {
+    Limiter throttle = Limiter.throttle();                               // K = 2 over two minutes
+    Limiter harder = Limiter.throttle(1.1, Duration.ofMinutes(1));       // sheds harder
+    assertThat(throttle.toString()).contains("K=2.0, window 120000 ms, p=0.000");
+    assertThat(harder.toString()).contains("K=1.1, window 60000 ms");
+  }
+
+  @Test
   void kinds() {
     // --- kinds ---
     Limiter perSecond = Limiter.rate(50, 10);                           // 50 a second, bursts of up to 10
