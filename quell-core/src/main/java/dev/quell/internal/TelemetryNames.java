@@ -32,6 +32,8 @@ public final class TelemetryNames {
   public static final String LIMITER_IN_FLIGHT = "quell.limiter.in_flight";
   public static final String LIMITER_AVAILABLE = "quell.limiter.available";
   public static final String LIMITER_QUEUED = "quell.limiter.queued";
+  /** The share of first attempts an adaptive throttle refuses now (0 for every other limiter). */
+  public static final String LIMITER_REJECTION_PROBABILITY = "quell.limiter.rejection_probability";
   public static final String ATTEMPT_P95 = "quell.attempt.p95";
   public static final String ATTEMPT_CEILING = "quell.attempt.ceiling";
   public static final String HEDGE_DELAY = "quell.hedge.delay";
@@ -138,6 +140,8 @@ public final class TelemetryNames {
         return "concurrency";
       case "AdaptiveLimiter":
         return "adaptive";
+      case "AdaptiveThrottle":
+        return "throttle";
       default:
         return "other";
     }

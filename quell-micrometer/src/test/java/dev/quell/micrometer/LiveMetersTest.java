@@ -161,6 +161,25 @@ class LiveMetersTest {
   }
 
   @Test
+  void anAdaptiveThrottlesRejectionProbabilityIsAGauge() {
+    Limiter throttle = Limiter.throttle(1.1, Duration.ofSeconds(10), time);
+    Resilience api = Resilience.DEFAULT.withName("api").withAttempts(1).withTimeSource(time).withLimiter(throttle)
+        .withClassifier((result, failure) -> failure != null ? dev.quell.Verdict.THROTTLED : dev.quell.Verdict.OK);
+    QuellMicrometer.bind(api, registry);
+    assertThat(gauge(TelemetryNames.LIMITER_REJECTION_PROBABILITY, TelemetryNames.TAG_LIMITER, throttle.name()))
+        .isZero();
+    for (int i = 0; i < 40; i++) {
+      // the dependency pushes back on every request
+      api.executeAsync(() -> CompletableFuture.<String>failedFuture(new IOException("429")));
+      time.runUntilIdle(Duration.ofMillis(200));
+    }
+    double p = gauge(TelemetryNames.LIMITER_REJECTION_PROBABILITY, TelemetryNames.TAG_LIMITER, throttle.name());
+    assertThat(p).isGreaterThan(0.5).isEqualTo(throttle.rejectionProbability());
+    assertThat(registry.find(TelemetryNames.LIMITER_REJECTION_PROBABILITY).tag(TelemetryNames.TAG_KIND, "throttle")
+        .gauge()).isNotNull();
+  }
+
+  @Test
   void limiterGaugesShowLimitInFlightAvailableAndQueued() {
     Limiter bulkhead = Limiter.concurrency(2, Duration.ofSeconds(1));
     Limiter rate = Limiter.rate(10, 5, time);

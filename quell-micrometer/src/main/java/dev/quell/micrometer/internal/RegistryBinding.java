@@ -309,6 +309,8 @@ public final class RegistryBinding {
             "Attempts the limiter would admit now without waiting"));
         ids.add(limiterGauge(group, tags, TelemetryNames.LIMITER_QUEUED, Limiter::queued,
             "Attempts queued for a permit of the limiter"));
+        ids.add(limiterGauge(group, tags, TelemetryNames.LIMITER_REJECTION_PROBABILITY, Limiter::rejectionProbability,
+            "The share of first attempts an adaptive throttle refuses now; 0 for other limiters"));
       } catch (RuntimeException e) {
         ids.forEach(registry::remove);
         throw e;

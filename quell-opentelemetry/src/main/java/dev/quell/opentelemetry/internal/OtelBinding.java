@@ -178,12 +178,27 @@ public final class OtelBinding {
         "Attempts the limiter would admit now without waiting");
     limiterGauge(meter, l, TelemetryNames.LIMITER_QUEUED, Limiter::queued,
         "Attempts queued for a permit of the limiter");
+    limiterShare(meter, l, TelemetryNames.LIMITER_REJECTION_PROBABILITY, Limiter::rejectionProbability,
+        "The share of first attempts an adaptive throttle refuses now; 0 for other limiters");
     timingGauge(meter, t, TelemetryNames.ATTEMPT_P95, MeasuredTiming.Stats::p95,
         "The live 95th percentile of the policy's successful attempts");
     timingGauge(meter, t, TelemetryNames.ATTEMPT_CEILING, MeasuredTiming.Stats::attemptCeiling,
         "The attempt timeout in force now: measured, or the configured one");
     timingGauge(meter, t, TelemetryNames.HEDGE_DELAY, MeasuredTiming.Stats::hedgeDelay,
         "The hedge delay in force now");
+  }
+
+  private static void limiterShare(Meter meter, WeakTracker<Limiter, Attributes> tracker, String name,
+      java.util.function.ToDoubleFunction<Limiter> read, String description) {
+    meter.gaugeBuilder(name).setUnit("1").setDescription(description)
+        .buildWithCallback((io.opentelemetry.api.metrics.ObservableDoubleMeasurement m) -> {
+          for (WeakTracker.Group<Limiter, Attributes> g : tracker.groups()) {
+            Limiter limiter = g.newest();
+            if (limiter != null) {
+              m.record(read.applyAsDouble(limiter), g.data());
+            }
+          }
+        });
   }
 
   private static void limiterGauge(Meter meter, WeakTracker<Limiter, Attributes> tracker, String name,
