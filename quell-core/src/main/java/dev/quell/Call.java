@@ -60,9 +60,6 @@ class Call {
     void finish(Call call, long pauseNanos);
   }
 
-  /** The guarded rejection pause: keeps callers that loop on rejections from spinning. */
-  static final long REJECTION_PAUSE_NANOS = Decide.REJECTION_PAUSE_NANOS;
-
   // phases
   private static final int NEW = 0;
   /** One or more attempts run; nothing else is pending. */

@@ -264,7 +264,6 @@ final class SyncExecution implements Call.Driver {
         ambient.exit();
       }
     }
-    int admitted = r.admitted;
     Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
     T result = null;
     Throwable failure = null;
@@ -299,10 +298,9 @@ final class SyncExecution implements Call.Driver {
       start = slot.startEstimate(System.nanoTime()); // as the plainest path: the watchdog's first sighting of it
     }
     if (!observed) {
-      r.admitted = admitted;
       return retryHere(policy, callable, ambient, start, timeout, r, result, failure, timedOut, verdict);
     }
-    return adopt(policy, callable, ambient, start, timeout, admitted, r.marks, result, failure, timedOut, verdict);
+    return adopt(policy, callable, ambient, start, timeout, r.admitted, r.marks, result, failure, timedOut, verdict);
   }
 
   /**

@@ -54,7 +54,7 @@ class GateOrderAndHedgeLoadTest {
     assertThat(r.attempts).isEqualTo(1);
     assertThat(r.reason).isEqualTo(StopReason.BUDGET_EXHAUSTED);
     // no backoff slept: only the guarded pause
-    assertThat(r.elapsed).isLessThanOrEqualTo(Duration.ofNanos(Call.REJECTION_PAUSE_NANOS));
+    assertThat(r.elapsed).isLessThanOrEqualTo(Duration.ofNanos(Decide.REJECTION_PAUSE_NANOS));
     // the retry that was asked about and refused holds nothing
     assertThat(breaker.metrics().calls()).isEqualTo(1);
   }

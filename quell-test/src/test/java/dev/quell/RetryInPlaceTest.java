@@ -199,4 +199,27 @@ class RetryInPlaceTest {
     assertThat(n).hasValue(2);
     assertThat(Thread.currentThread().isInterrupted()).as("the timeout's interrupt is taken back").isFalse();
   }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aClassifierOrBackoffThatThrowsStopsTheCallWithItsOwnFailureNotQuells(boolean gated) {
+    AtomicInteger n = new AtomicInteger();
+    IOException first = new IOException("first");
+    Resilience throwingClassifier = policy(gated).withClassifier((result, failure) -> {
+      throw new IllegalStateException("classifier bug");
+    });
+    assertThatThrownBy(() -> throwingClassifier.execute(() -> {
+      n.incrementAndGet();
+      throw first;
+    })).isSameAs(first); // judged permanent: not retried
+    assertThat(n).hasValue(1);
+    Resilience throwingBackoff = policy(gated).withBackoff((retry, verdict, random) -> {
+      throw new IllegalStateException("backoff bug");
+    });
+    assertThatThrownBy(() -> throwingBackoff.execute(() -> {
+      n.incrementAndGet();
+      throw first;
+    })).isSameAs(first); // retrying is off for the call
+    assertThat(n).hasValue(2);
+  }
 }
