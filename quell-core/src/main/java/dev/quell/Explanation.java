@@ -56,6 +56,8 @@ final class Explanation {
   /** A breaker or a limiter may refuse any attempt. */
   final boolean gateRefuses;
   final boolean budgetBounded;
+  /** Whether hedges are drawn from the policy's extra-load allowance, which can refuse one. */
+  final boolean allowanceBounded;
   final @Nullable Hedge hedge;
   /** The hedge delay of the worst case: the fixed one, or the measured one before the window has samples. */
   final long hedgeDelay;
@@ -116,7 +118,10 @@ final class Explanation {
           : Math.max(hedge.floorNanos(), ceiling == NONE ? 1_000_000_000L : ceiling); // until it has samples
     }
     this.hedgeDelay = h;
-    this.sequentialReachable = hedge != null && (p.useAmbientCriticality() || budgetBounded || gateRefuses);
+    // a measured hedge spends an allowance of its own (maxExtraLoad), which can refuse a hedge as the budget can
+    this.allowanceBounded = hedge != null && p.hedgeAllowance != null;
+    this.sequentialReachable = hedge != null
+        && (p.useAmbientCriticality() || budgetBounded || gateRefuses || allowanceBounded);
     this.burstHedges = hedge == null ? 0 : Math.min(hedge.maxHedges(), attempts - 1);
     this.anyAnswers = anyAnswers(p);
 
@@ -129,7 +134,7 @@ final class Explanation {
       // the opening sends every hedge it may, or — when a gate can refuse one and the call retries
       // afterwards — stops after fewer, so that its retries start sooner and wait for other backoffs
       int full = burstHedges;
-      int fewest = hedge.retries() && (budgetBounded || gateRefuses) ? 1 : full;
+      int fewest = hedge.retries() && (budgetBounded || gateRefuses || allowanceBounded) ? 1 : full;
       Path worstHedged = null;
       int most = 0;
       for (int k = full; k >= fewest; k--) {
@@ -1202,6 +1207,9 @@ final class Explanation {
         if (budgetBounded || gateRefuses) {
           why.add((budgetBounded ? "the budget" : "") + (budgetBounded && gateRefuses ? " or " : "")
               + (gateRefuses ? "a gate" : "") + " refuses the first hedge");
+        }
+        if (allowanceBounded) {
+          why.add("the extra load allowed for hedges is spent");
         }
         if (policy.useAmbientCriticality()) {
           why.add("the call is SHEDDABLE");

@@ -156,6 +156,31 @@ class ExplainProperties {
     }
   }
 
+  /**
+   * Found by {@link #aPolicyThatHasMeasuredItsLatencyStaysWithinTheExplainedWorstCase}: a measured
+   * hedge draws on the policy's extra-load allowance, and once that is spent the first hedge is not
+   * sent and the call retries with its backoff instead: 115 ms here, where the worst case stated
+   * only the hedged 80 ms.
+   */
+  @net.jqwik.api.Example
+  void aMeasuredHedgeWhoseAllowanceIsSpentRetriesInsteadWithinTheExplainedWorstCase() {
+    Clock clock = new Clock();
+    clock.unscripted = ExplainTest.Draws.MOST; // every backoff at the top of its jitter
+    Resilience policy = policy(clock, 4, 20, 0, 0, 5, 0, 0, 1)
+        .withHedge(Hedge.maxExtraLoad(0.08).withMaxHedges(3).withRetries(true).withFloor(Duration.ofMillis(1)));
+    Explanation e = new Explanation(policy);
+    assertThat(e.sequential).as(e.text()).isNotNull();
+    assertThat(e.text()).contains("the extra load allowed for hedges is spent");
+    // calls whose attempts all hang spend the allowance's ten hedges, three at a time
+    Outcome<Object> o = null;
+    for (int i = 0; i < 6; i++) {
+      o = ExplainTest.run(true, policy, clock, n -> -1L);
+    }
+    assertThat(o.elapsed()).as("the last call retried with its backoff: %s", o)
+        .isEqualTo(Duration.ofMillis(20 + 5 + 20 + 10 + 20 + 20 + 20));
+    assertThat(o.elapsed().toNanos()).as(e.text()).isLessThanOrEqualTo(e.worst.nanos);
+  }
+
   private static ResilienceContext.Scope sheddable() {
     return ResilienceContext.current().withCriticality(Criticality.SHEDDABLE).open();
   }
