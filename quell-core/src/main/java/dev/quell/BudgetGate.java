@@ -7,9 +7,12 @@ package dev.quell;
  */
 final class BudgetGate extends Gate {
   private final RetryBudget budget;
+  /** The policy's clock, which every {@code now} handed to this gate was read from. */
+  private final TimeSource clock;
 
-  BudgetGate(RetryBudget budget) {
+  BudgetGate(RetryBudget budget, TimeSource clock) {
     this.budget = budget;
+    this.clock = clock;
   }
 
   @Override
@@ -19,10 +22,25 @@ final class BudgetGate extends Gate {
 
   @Override
   boolean tryAdmit(AttemptRecord attempt, int index, long now) {
-    if (budget.trySpend(attempt.criticality)) {
+    if (attempt.coarseNow) {
+      now = clock.nanoTime(); // the budget refills from an exact reading
+    }
+    if (budget.trySpendAt(attempt.criticality, now, clock)) {
       return true;
     }
-    attempt.retryAfterNanos = budget.retryAfterNanos(attempt.criticality);
+    attempt.retryAfterNanos = budget.retryAfterNanosAt(attempt.criticality, now, clock);
+    return false;
+  }
+
+  /** Whether the budget would fund {@code attempt} at {@code now}, charging nothing; if not, sets its Retry-After. */
+  boolean wouldFund(AttemptRecord attempt, long now) {
+    if (attempt.coarseNow) {
+      now = clock.nanoTime();
+    }
+    if (budget.wouldFundAt(attempt.criticality, now, clock)) {
+      return true;
+    }
+    attempt.retryAfterNanos = budget.retryAfterNanosAt(attempt.criticality, now, clock);
     return false;
   }
 

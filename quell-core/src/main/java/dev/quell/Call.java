@@ -637,7 +637,7 @@ class Call {
       stop(Decide.reason(delay), now, 0);
       return;
     }
-    if (!budget.wouldFund(criticality) && refusedBeforeWait(now)) {
+    if (!budget.wouldFundAt(criticality, now, time) && refusedBeforeWait(now)) {
       // known now, so the caller does not sleep the backoff only to be refused after it
       return;
     }
@@ -666,7 +666,7 @@ class Call {
   private boolean refusedBeforeWait(long now) {
     AttemptRecord r = newRecord(AttemptRecord.RETRY, now);
     r.timeoutNanos = remaining(now);
-    int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, budget, now);
+    int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, now);
     transitions(r, now);
     if (refusedBy != Decide.ADMITTED) {
       refused(r, gates[refusedBy].refusal(), r.retryAfterNanos, now);
@@ -687,7 +687,7 @@ class Call {
       return; // no new attempt starts; those running decide
     }
     TokenBucket allowance = policy.hedgeAllowance;
-    if (allowance != null && !allowance.trySpend(criticality)) {
+    if (allowance != null && !allowance.trySpendAt(criticality, now, time)) {
       // the extra load asked for is spent: this call goes on with the attempts it has
       hedging = false;
       if (observed) {
@@ -697,7 +697,7 @@ class Call {
     }
     AttemptRecord r = newRecord(AttemptRecord.HEDGE, now);
     r.timeoutNanos = left;
-    int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_HEDGE, budget, now);
+    int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_HEDGE, now);
     transitions(r, now);
     if (refusedBy != Decide.ADMITTED) {
       // refused, or a permit reserved for later, which is no use to a hedge: give back what was admitted
@@ -736,7 +736,7 @@ class Call {
 
   private void admitFrom(AttemptRecord r, int from, long now) {
     Gate[] g = gates;
-    int i = Decide.walk(g, budgetGate, r, from, Decide.WALK_ADMIT, budget, now);
+    int i = Decide.walk(g, budgetGate, r, from, Decide.WALK_ADMIT, now);
     transitions(r, now);
     if (i != Decide.ADMITTED) {
       long maxWait = g[i].maxWaitNanos();

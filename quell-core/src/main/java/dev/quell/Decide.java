@@ -96,7 +96,7 @@ final class Decide {
    * something of {@code r} (what {@link #release} gives back). The budget never charges nor refuses
    * a first attempt. The longest wait a gate asks for is kept in {@code r.waitNanos}.
    */
-  static int walk(Gate[] gates, int budgetGate, AttemptRecord r, int from, int mode, RetryBudget budget, long now) {
+  static int walk(Gate[] gates, int budgetGate, AttemptRecord r, int from, int mode, long now) {
     for (int i = from; i < gates.length; i++) {
       if (i == budgetGate) {
         if (!r.isAdditional()) {
@@ -104,11 +104,7 @@ final class Decide {
           continue;
         }
         if (mode == WALK_PROBE) {
-          if (budget.wouldFund(r.criticality)) {
-            return ADMITTED;
-          }
-          r.retryAfterNanos = budget.retryAfterNanos(r.criticality);
-          return i;
+          return ((BudgetGate) gates[i]).wouldFund(r, now) ? ADMITTED : i;
         }
       }
       long waitBefore = r.waitNanos;

@@ -203,7 +203,7 @@ public final class Resilience {
     int budgetIndex = -1;
     if (!liveBudget.isUnbounded()) {
       budgetIndex = g.size();
-      g.add(new BudgetGate(liveBudget));
+      g.add(new BudgetGate(liveBudget, timeSource));
     }
     this.gates = g.toArray(new Gate[0]);
     this.budgetGateIndex = budgetIndex;

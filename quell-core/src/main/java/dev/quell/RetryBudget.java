@@ -286,6 +286,25 @@ public abstract sealed class RetryBudget
     return retryAfter().map(Durations::toNanosSaturated).orElse(-1L);
   }
 
+  /**
+   * {@link #trySpend(Criticality)} by a policy that has just read {@code clock} ({@code now}): a budget
+   * that refills from that same clock uses the reading instead of taking another (a clock read costs
+   * more than the rest of a spend). Any other budget ignores it.
+   */
+  boolean trySpendAt(Criticality criticality, long now, TimeSource clock) {
+    return trySpend(criticality);
+  }
+
+  /** {@link #wouldFund(Criticality)}, with the policy's reading of {@code clock} as {@link #trySpendAt}. */
+  boolean wouldFundAt(Criticality criticality, long now, TimeSource clock) {
+    return wouldFund(criticality);
+  }
+
+  /** {@link #retryAfterNanos(Criticality)}, with the policy's reading of {@code clock} as {@link #trySpendAt}. */
+  long retryAfterNanosAt(Criticality criticality, long now, TimeSource clock) {
+    return retryAfterNanos(criticality);
+  }
+
   /** Creates the automatic budget a policy (or a scope key) owns. */
   static RetryBudget automatic(String name, TimeSource timeSource) {
     return new TokenBucket(name, DEFAULT_FRACTION, DEFAULT_MINIMUM_PER_SECOND, timeSource);

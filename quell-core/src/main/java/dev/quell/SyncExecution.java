@@ -198,10 +198,11 @@ final class SyncExecution implements Call.Driver {
           return result;
         }
       }
-      long start = slot.startEstimate(System.nanoTime());
+      long end = System.nanoTime();
+      long start = slot.startEstimate(end);
       AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
       r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
-      return retryHere(policy, callable, ambient, start, policy.firstAttemptTimeoutNanos, r, result, failure,
+      return retryHere(policy, callable, ambient, start, end, policy.firstAttemptTimeoutNanos, r, result, failure,
           timedOut, verdict);
     }
     if (callable != null && ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
@@ -212,6 +213,12 @@ final class SyncExecution implements Call.Driver {
         return ambient.hedgedLane().run(policy, callable, ambient);
       }
     }
+    return driven(policy, callable, work, ambient);
+  }
+
+  /** A call the core drives (kept out of {@link #execute}, so that it stays small enough to inline). */
+  private static <T> @Nullable T driven(Resilience policy, @Nullable Callable<T> callable,
+      Resilience.@Nullable Work<T> work, Ambient ambient) throws Exception {
     SyncExecution driver = new SyncExecution(Thread.currentThread());
     driver.level = ambient.enter();
     try {
@@ -245,7 +252,7 @@ final class SyncExecution implements Call.Driver {
     r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
     r.coarseNow = coarse;
     Gate[] gates = policy.gates;
-    int refusedBy = Decide.walk(gates, policy.budgetGateIndex, r, 0, Decide.WALK_ADMIT, policy.budget(), start);
+    int refusedBy = Decide.walk(gates, policy.budgetGateIndex, r, 0, Decide.WALK_ADMIT, start);
     if (refusedBy != Decide.ADMITTED) {
       // refused: give back what the earlier gates admitted, and let the core end the call exactly
       // as it ends one whose first attempt it refused itself
@@ -295,10 +302,13 @@ final class SyncExecution implements Call.Driver {
       }
     }
     if (coarse) {
-      start = slot.startEstimate(System.nanoTime()); // as the plainest path: the watchdog's first sighting of it
+      end = System.nanoTime();
+      start = slot.startEstimate(end); // as the plainest path: the watchdog's first sighting of it
+    } else if (!policy.fastEndTime && !observed) {
+      end = System.nanoTime(); // (read only now: a success needed no end time)
     }
     if (!observed) {
-      return retryHere(policy, callable, ambient, start, timeout, r, result, failure, timedOut, verdict);
+      return retryHere(policy, callable, ambient, start, end, timeout, r, result, failure, timedOut, verdict);
     }
     return adopt(policy, callable, ambient, start, timeout, r.admitted, r.marks, result, failure, timedOut, verdict);
   }
@@ -365,8 +375,8 @@ final class SyncExecution implements Call.Driver {
    * the first attempt's gates; the gates keep nothing of it, so each retry reuses it.
    */
   private static <T> @Nullable T retryHere(Resilience policy, Callable<T> callable, Ambient ambient, long start,
-      long timeout, AttemptRecord r, @Nullable Object result, @Nullable Throwable failure, boolean timedOut,
-      @Nullable Verdict known) throws Exception {
+      long firstEnd, long timeout, AttemptRecord r, @Nullable Object result, @Nullable Throwable failure,
+      boolean timedOut, @Nullable Verdict known) throws Exception {
     Gate[] gates = policy.gates;
     int budgetGate = policy.budgetGateIndex;
     RetryBudget budget = policy.budget();
@@ -377,8 +387,9 @@ final class SyncExecution implements Call.Driver {
     Object kept = null; // the last attempt's value, until a later one supersedes it
     boolean keptValue = false;
     Verdict verdict = known;
+    long now = firstEnd;
+    boolean read = true; // whether now is this attempt's end, read from the clock
     while (true) {
-      long now = System.nanoTime();
       if (timedOut) {
         failure = new AttemptTimeoutException(Duration.ofNanos(attemptTimeout));
         result = null;
@@ -389,6 +400,7 @@ final class SyncExecution implements Call.Driver {
       kept = result;
       keptValue = failure == null;
       if (!timedOut && failure != null && isCancelled(failure)) {
+        now = read ? now : System.nanoTime();
         Decide.release(gates, budgetGate, r, Gate.CANCELLED, now);
         return endHere(policy, StopReason.CANCELLED, start, now, attempts, result, failure, null, -1, 0);
       }
@@ -396,6 +408,11 @@ final class SyncExecution implements Call.Driver {
         verdict = Call.classify(policy.classifier(), result, failure);
       }
       Verdict.Kind kind = verdict.kind();
+      if (!read) {
+        // as in the timed lane, a success that nothing measures is released at its start: no clock read
+        now = kind == Verdict.Kind.OK && !policy.fastEndTime ? attemptStart : System.nanoTime();
+        read = true;
+      }
       Decide.release(gates, budgetGate, r, Decide.howEnded(kind, timedOut), now);
       Decide.accounted(policy, budget, kind, now - attemptStart, now);
       long left = Decide.remaining(deadline, start, now);
@@ -409,9 +426,9 @@ final class SyncExecution implements Call.Driver {
       }
       r.reset(0, AttemptRecord.RETRY, Criticality.CRITICAL, now, policy.markSlots);
       r.timeoutNanos = left;
-      if (!budget.wouldFund(Criticality.CRITICAL)) {
+      if (!budget.wouldFundAt(Criticality.CRITICAL, now, SystemTime.INSTANCE)) {
         // known before the wait: the first gate in order that refuses is the one reported
-        int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, budget, now);
+        int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, now);
         Decide.release(gates, budgetGate, r, Gate.NOT_STARTED, now);
         if (refusedBy != Decide.ADMITTED) {
           StopReason reason = gates[refusedBy].refusal();
@@ -429,7 +446,7 @@ final class SyncExecution implements Call.Driver {
       if (cannot != null) {
         return endHere(policy, cannot, start, now, attempts, result, failure, verdict, -1, 0);
       }
-      int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_ADMIT, budget, now);
+      int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_ADMIT, now);
       if (refusedBy != Decide.ADMITTED) {
         Decide.release(gates, budgetGate, r, Gate.NOT_STARTED, now);
         StopReason reason = gates[refusedBy].refusal();
@@ -450,6 +467,7 @@ final class SyncExecution implements Call.Driver {
       }
       timedOut = slot.disarm() && failure != null;
       verdict = null;
+      read = false;
     }
   }
 

@@ -20,6 +20,14 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TokenBucket extends RetryBudget {
   static final long MICROS = 1_000_000L;
+  /**
+   * The smallest credit of the floor's refill, a thousandth of a token. Crediting in steps rather
+   * than on every reading keeps all but one caller in a step from writing the refill clock, which
+   * two threads would otherwise fight over on every retry. The cost is in the bound: time the
+   * bucket spends full is discarded a step at a time, so up to a step of it can be credited after
+   * the bucket is next drawn down — a retry drawn from a full bucket costs at least 0.999 of a token.
+   */
+  static final long STEP_MICROS = MICROS / 1000;
 
   private final String name;
   private final double fraction;
@@ -28,6 +36,8 @@ final class TokenBucket extends RetryBudget {
   private final long capacityMicros;
   private final long depositMicros;
   private final double microsPerNano;
+  /** The floor is credited in steps of at least {@link #STEP_MICROS}: this long, in nanoseconds. */
+  private final long stepNanos;
 
   private final AtomicLong balance;
   private final AtomicLong refilledAt;
@@ -47,6 +57,7 @@ final class TokenBucket extends RetryBudget {
     this.capacityMicros = (long) Math.min(capacityTokens * MICROS, Long.MAX_VALUE / 4.0);
     this.depositMicros = Math.max(1, Math.round(fraction * MICROS));
     this.microsPerNano = minimumPerSecond * MICROS / 1e9;
+    this.stepNanos = microsPerNano > 0 ? (long) Math.max(1, Math.min(Long.MAX_VALUE / 4.0, Math.ceil(STEP_MICROS / microsPerNano))) : 0;
     this.balance = new AtomicLong(capacityMicros);
     this.refilledAt = new AtomicLong(time.nanoTime());
   }
@@ -92,7 +103,16 @@ final class TokenBucket extends RetryBudget {
 
   @Override
   public boolean trySpend(Criticality criticality) {
-    catchUp();
+    return spendAt(criticality, time.nanoTime());
+  }
+
+  @Override
+  boolean trySpendAt(Criticality criticality, long now, TimeSource clock) {
+    return spendAt(criticality, clock == time ? now : time.nanoTime());
+  }
+
+  private boolean spendAt(Criticality criticality, long now) {
+    catchUp(now);
     long floor = required(criticality);
     while (true) {
       long current = balance.get();
@@ -107,13 +127,23 @@ final class TokenBucket extends RetryBudget {
 
   @Override
   boolean wouldFund(Criticality criticality) {
-    catchUp();
+    return wouldFundAt(criticality, time.nanoTime(), time);
+  }
+
+  @Override
+  boolean wouldFundAt(Criticality criticality, long now, TimeSource clock) {
+    catchUp(clock == time ? now : time.nanoTime());
     return balance.get() >= required(criticality);
   }
 
   @Override
   long retryAfterNanos(Criticality criticality) {
-    catchUp();
+    return retryAfterNanosAt(criticality, time.nanoTime(), time);
+  }
+
+  @Override
+  long retryAfterNanosAt(Criticality criticality, long now, TimeSource clock) {
+    catchUp(clock == time ? now : time.nanoTime());
     long missing = required(criticality) - balance.get();
     if (missing <= 0) {
       return 0;
@@ -148,13 +178,13 @@ final class TokenBucket extends RetryBudget {
 
   @Override
   public double utilization() {
-    catchUp();
+    catchUp(time.nanoTime());
     return 1.0 - (double) balance.get() / capacityMicros;
   }
 
   @Override
   public double tokens() {
-    catchUp();
+    catchUp(time.nanoTime());
     return (double) balance.get() / MICROS;
   }
 
@@ -163,13 +193,15 @@ final class TokenBucket extends RetryBudget {
     return (double) capacityMicros / MICROS;
   }
 
-  /** Credits the floor's refill since the last catch-up. */
-  private void catchUp() {
+  /**
+   * Credits the floor's refill up to {@code now}, a reading of this bucket's clock. A reading older
+   * than the last catch-up (another thread's, taken later, got there first) credits nothing.
+   */
+  private void catchUp(long now) {
     if (microsPerNano > 0) {
-      long now = time.nanoTime();
       long last = refilledAt.get();
       long elapsed = now - last;
-      if (elapsed > 0) {
+      if (elapsed >= stepNanos) {
         long credit = (long) (elapsed * microsPerNano);
         if (balance.get() >= capacityMicros) {
           refilledAt.compareAndSet(last, now); // full: time passing adds nothing and must not be banked

@@ -210,7 +210,7 @@ class DecideProperties {
     }
     AttemptRecord r = new AttemptRecord().reset(1, kind, Criticality.CRITICAL, 0, count);
     int walkMode = mode == 0 ? Decide.WALK_ADMIT : Decide.WALK_HEDGE;
-    int refusedBy = Decide.walk(gates, -1, r, 0, walkMode, RetryBudget.NONE, 0);
+    int refusedBy = Decide.walk(gates, -1, r, 0, walkMode, 0);
     if (walkMode == Decide.WALK_ADMIT) {
       assertThat(refusedBy).isEqualTo(firstRefusing);
       for (int i = 0; i < count; i++) {
@@ -240,9 +240,9 @@ class DecideProperties {
     while (empty.trySpend(Criticality.CRITICAL)) {
       // drain it
     }
-    Gate[] gates = {new BudgetGate(empty)};
+    Gate[] gates = {new BudgetGate(empty, SystemTime.INSTANCE)};
     AttemptRecord r = new AttemptRecord().reset(1, kind, Criticality.CRITICAL, 0, 0);
-    int refusedBy = Decide.walk(gates, 0, r, 0, Decide.WALK_ADMIT, empty, 0);
+    int refusedBy = Decide.walk(gates, 0, r, 0, Decide.WALK_ADMIT, 0);
     if (kind == AttemptRecord.FIRST) {
       assertThat(refusedBy).isEqualTo(Decide.ADMITTED);
       assertThat(r.admitted).isEqualTo(1);
@@ -252,7 +252,7 @@ class DecideProperties {
     }
     AttemptRecord probe = new AttemptRecord().reset(1, AttemptRecord.RETRY, Criticality.CRITICAL, 0, 0);
     double before = empty.tokens();
-    assertThat(Decide.walk(gates, 0, probe, 0, Decide.WALK_PROBE, empty, 0)).isZero();
+    assertThat(Decide.walk(gates, 0, probe, 0, Decide.WALK_PROBE, 0)).isZero();
     assertThat(empty.tokens()).isEqualTo(before); // asked, not charged
   }
 
@@ -269,18 +269,18 @@ class DecideProperties {
         // drain it
       }
     }
-    Gate[] gates = {first, queue, new BudgetGate(budget)};
+    Gate[] gates = {first, queue, new BudgetGate(budget, SystemTime.INSTANCE)};
     AttemptRecord r = new AttemptRecord().reset(2, AttemptRecord.RETRY, Criticality.CRITICAL, 0, 3);
     double before = budget.tokens();
-    int refusedBy = Decide.walk(gates, 2, r, 0, Decide.WALK_PROBE, budget, 0);
+    int refusedBy = Decide.walk(gates, 2, r, 0, Decide.WALK_PROBE, 0);
     // a gate that would queue the retry is left to the wait; one that refuses outright is reported
     assertThat(refusedBy).isEqualTo(queueing ? Decide.ADMITTED : 1);
     assertThat(budget.tokens()).isEqualTo(before);
     Decide.release(gates, 2, r, Gate.NOT_STARTED, 0);
     assertThat(first.held).isZero();
-    Gate[] onlyBudget = {new BudgetGate(budget)};
+    Gate[] onlyBudget = {new BudgetGate(budget, SystemTime.INSTANCE)};
     AttemptRecord retry = new AttemptRecord().reset(2, AttemptRecord.RETRY, Criticality.CRITICAL, 0, 1);
-    int byBudget = Decide.walk(onlyBudget, 0, retry, 0, Decide.WALK_PROBE, budget, 0);
+    int byBudget = Decide.walk(onlyBudget, 0, retry, 0, Decide.WALK_PROBE, 0);
     assertThat(byBudget).isEqualTo(funded ? Decide.ADMITTED : 0);
     assertThat(retry.retryAfterNanos).isEqualTo(funded ? -1 : budget.retryAfterNanos(Criticality.CRITICAL));
     assertThat(budget.tokens()).isEqualTo(before);
@@ -291,7 +291,7 @@ class DecideProperties {
       @ForAll @LongRange(min = 0, max = 1000) long b) {
     Gate[] gates = {new Counting(true, a), new Counting(true, 0), new Counting(true, b)};
     AttemptRecord r = new AttemptRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, 0, 3);
-    assertThat(Decide.walk(gates, -1, r, 0, Decide.WALK_ADMIT, RetryBudget.NONE, 0)).isEqualTo(Decide.ADMITTED);
+    assertThat(Decide.walk(gates, -1, r, 0, Decide.WALK_ADMIT, 0)).isEqualTo(Decide.ADMITTED);
     assertThat(r.waitNanos).isEqualTo(Math.max(a, b));
     assertThat(r.admitted).isEqualTo(3);
   }

@@ -192,4 +192,50 @@ class TokenBucketTest {
     assertThat(RetryBudget.of(1.0, 0, clock).capacity()).as("fraction 1 and no floor are allowed").isEqualTo(1.0);
     assertThat(b.toString()).contains(b.name()).contains("fraction=0.25");
   }
+
+  @Test
+  void aPolicysReadingOfTheBucketsOwnClockIsUsedAndAnotherClocksIsNot() {
+    TokenBucket bucket = (TokenBucket) drained(RetryBudget.of(0.1, 10, clock)); // 10 a second, none now
+    ManualClock other = new ManualClock();
+    long inOneSecond = clock.nanoTime() + Duration.ofSeconds(1).toNanos();
+    // a reading of another clock says nothing about this bucket's time: it reads its own (no time passed)
+    assertThat(bucket.wouldFundAt(Criticality.CRITICAL, inOneSecond, other)).isFalse();
+    assertThat(bucket.trySpendAt(Criticality.CRITICAL, inOneSecond, other)).isFalse();
+    assertThat(bucket.retryAfterNanosAt(Criticality.CRITICAL, inOneSecond, other)).isEqualTo(100_000_000L);
+    // a reading of its own clock is taken as it is: a second's refill, ten tokens
+    assertThat(bucket.wouldFundAt(Criticality.CRITICAL, inOneSecond, clock)).isTrue();
+    assertThat(bucket.trySpendAt(Criticality.CRITICAL, inOneSecond, clock)).isTrue();
+    assertThat(bucket.retryAfterNanosAt(Criticality.CRITICAL, inOneSecond, clock)).isZero();
+    // and an older reading than one already credited credits nothing more
+    assertThat(bucket.trySpendAt(Criticality.CRITICAL, clock.nanoTime(), clock)).isTrue();
+    assertThat(bucket.tokens()).isCloseTo(8.0, within(1e-9));
+  }
+
+  @Test
+  void theFloorIsCreditedOnceAThousandthOfATokenHasBuiltUpAndNoFractionIsLost() {
+    RetryBudget budget = drained(RetryBudget.of(0.1, 1, clock)); // one a second: a step is a millisecond
+    clock.advance(Duration.ofNanos(999_999));
+    assertThat(budget.tokens()).as("less than a step").isZero();
+    clock.advance(Duration.ofNanos(1));
+    assertThat(budget.tokens()).isCloseTo(0.001, within(1e-12));
+    clock.advance(Duration.ofNanos(1_500_000));
+    assertThat(budget.tokens()).as("a step and a half, credited whole").isCloseTo(0.0025, within(1e-12));
+    clock.advance(Duration.ofNanos(500_000));
+    assertThat(budget.tokens()).as("half a step waits").isCloseTo(0.0025, within(1e-12));
+    clock.advance(Duration.ofNanos(500_000));
+    assertThat(budget.tokens()).as("and is not lost").isCloseTo(0.0035, within(1e-12));
+  }
+
+  @Test
+  void timeSpentFullIsCreditedForAtMostOneStepAfterTheBucketIsDrawnDown() {
+    RetryBudget budget = RetryBudget.of(0.1, 1, clock); // capacity 10, a step is a millisecond
+    for (int i = 0; i < 100; i++) {
+      clock.advance(Duration.ofNanos(999_999)); // full all along, read each time less than a step apart
+      assertThat(budget.tokens()).isEqualTo(10.0);
+    }
+    assertThat(budget.trySpend()).isTrue();
+    clock.advance(Duration.ofMillis(5));
+    // exactly: 9 + 0.005; at most a step of the time spent full is credited as well
+    assertThat(budget.tokens()).isBetween(9.005, 9.006 + 1e-12);
+  }
 }
