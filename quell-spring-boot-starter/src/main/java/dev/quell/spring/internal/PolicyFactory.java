@@ -39,6 +39,9 @@ import org.jspecify.annotations.Nullable;
 final class PolicyFactory {
   private static final Pattern PLAIN_KEY = Pattern.compile("[a-z0-9][a-z0-9-]*");
   private static final String DEFAULTS = "quell.defaults.";
+  /** {@code Limiter.throttle()}'s K and window, for a throttle that sets only one of them (ThrottleTest checks they agree). */
+  static final double THROTTLE_K = 2;
+  static final Duration THROTTLE_WINDOW = Duration.ofMinutes(2);
 
   private final QuellProperties properties;
   private final Pins.Session pins;
@@ -618,7 +621,35 @@ final class PolicyFactory {
       if (adaptive != null) {
         limiters.add(adaptive);
       }
+      Limiter throttle = throttle(liveName);
+      if (throttle != null) {
+        limiters.add(throttle);
+      }
       return limiters;
+    }
+
+    /**
+     * The adaptive throttle: per policy (per host for the HTTP clients' copies), like the adaptive limit,
+     * since what it counts is what one dependency accepted. The core checks k and window and gives what
+     * neither sets its defaults (K = 2 over two minutes).
+     */
+    private @Nullable Limiter throttle(String liveName) {
+      Leaf<Boolean> enabled = leaf(p -> p.getThrottle().getEnabled(), "throttle.enabled");
+      Leaf<Double> k = leaf(p -> p.getThrottle().getK(), "throttle.k");
+      Leaf<Duration> window = leaf(p -> p.getThrottle().getWindow(), "throttle.window");
+      if (!on(enabled, k, window)) {
+        return null;
+      }
+      Map<String, Leaf<?>> paths = new HashMap<>();
+      put(paths, "throttle k", k);
+      put(paths, "throttle window", window);
+      double kv = k != null ? k.value() : THROTTLE_K;
+      Duration w = window != null ? window.value() : THROTTLE_WINDOW;
+      TimeSource clock = time != null ? time : TimeSource.system();
+      // one refusing when its settings change is kept, as it is, until it refuses no CRITICAL call (see Carry)
+      return problems.core(() -> pins.get(liveName, "throttle", List.of(kv, w),
+          (Limiter previous) -> Named.limiter(liveName, Limiter.throttle(kv, w, clock)), Carry::stillRefusing),
+          paths, group("throttle"));
     }
 
     private @Nullable Limiter adaptive(String liveName) {
