@@ -166,7 +166,7 @@ class RefreshCarriesStateTest {
     // (ThrottleFromPropertiesTest lets its window pass on a virtual clock and sees the new settings take over)
     Limiter after = policies.policy("shed").limiters().get(0);
     assertThat(after).isSameAs(before);
-    assertThat(after.toString()).contains("[shed, K=1.0");
+    assertThat(after.toString()).contains("[shed.throttle, K=1.0");
     assertThat(after.rejectionProbability()).isGreaterThan(0.9);
   }
 

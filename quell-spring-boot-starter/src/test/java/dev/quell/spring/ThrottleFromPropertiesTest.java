@@ -107,14 +107,14 @@ class ThrottleFromPropertiesTest {
           Resilience copy = policies.hostPolicies("recommendations").get(host); // host: "127.0.0.1:8081"
           double refused = copy.limiters().get(0).rejectionProbability(); // the share of CRITICAL first attempts refused now
           assertThat(refused).isGreaterThan(0.9);
-          String name = "recommendations:" + host;
+          String name = "recommendations:" + host + ".throttle";
           Map<String, Object> shown = new QuellEndpoint(policies.registry()).policy("recommendations");
           @SuppressWarnings("unchecked")
           Map<String, Object> hosts = (Map<String, Object>) shown.get("hosts");
           assertThat(throttleOf(hosts.get(busy.host()))).containsEntry("name", name).containsEntry("kind", "throttle")
               .hasEntrySatisfying("rejectionProbability", p -> assertThat((double) p).isGreaterThan(0.9));
           Gauge gauge = context.getBean(MeterRegistry.class).find("quell.limiter.rejection_probability")
-              .tag("quell.limiter", name).gauge();
+              .tag("quell.limiter", name).tag("quell.policy", "recommendations:" + host).tag("kind", "throttle").gauge();
           assertThat(gauge).isNotNull();
           assertThat(gauge.value()).isGreaterThan(0.9);
 
@@ -161,10 +161,10 @@ class ThrottleFromPropertiesTest {
         "quell.policies.own.throttle.k=3", "quell.policies.templated.base-config=shedding",
         "quell.policies.untouched.attempts=2").run(context -> {
           QuellPolicies policies = context.getBean(QuellPolicies.class);
-          assertThat(throttle(policies.policy("own")).toString()).contains("[own, K=3.0, window 10000 ms");
-          assertThat(throttle(policies.policy("templated")).toString()).contains("[templated, K=1.5, window 10000 ms");
+          assertThat(throttle(policies.policy("own")).toString()).contains("[own.throttle, K=3.0, window 10000 ms");
+          assertThat(throttle(policies.policy("templated")).toString()).contains("[templated.throttle, K=1.5, window 10000 ms");
           // a window in the defaults is a setting of the group, so every policy has a throttle
-          assertThat(throttle(policies.policy("untouched")).toString()).contains("[untouched, K=2.0, window 10000 ms");
+          assertThat(throttle(policies.policy("untouched")).toString()).contains("[untouched.throttle, K=2.0, window 10000 ms");
         });
   }
 
@@ -175,7 +175,7 @@ class ThrottleFromPropertiesTest {
       assertThat(hasThrottle(policies.policy("none"))).isFalse();
       // enabled alone: the core's defaults, K = 2 over two minutes
       assertThat(throttle(policies.policy("on")).toString())
-          .isEqualTo(Limiter.throttle().withName("on").toString());
+          .isEqualTo(Limiter.throttle().withName("on.throttle").toString());
     });
     runner.withPropertyValues("quell.defaults.throttle.enabled=false", "quell.policies.mine.throttle.window=5s",
         "quell.policies.off.throttle.enabled=false", "quell.policies.off.throttle.k=2").run(context -> {
@@ -216,13 +216,13 @@ class ThrottleFromPropertiesTest {
               // one that refused nothing takes its new settings at once
               Limiter calmAfter = throttle(policies.policy("calm"));
               assertThat(calmAfter).isNotSameAs(calm);
-              assertThat(calmAfter.toString()).contains("[calm, K=1.5");
+              assertThat(calmAfter.toString()).contains("[calm.throttle, K=1.5");
 
               // the window over, it refuses nothing: the next lookup builds the one with the new settings
               time.advance(Duration.ofSeconds(11));
               Limiter after = throttle(policies.policy("shed"));
               assertThat(after).isNotSameAs(before);
-              assertThat(after.toString()).contains("[shed, K=1.5, window 10000 ms");
+              assertThat(after.toString()).contains("[shed.throttle, K=1.5, window 10000 ms");
               assertThat(policies.policy("shed").run(() -> "sent").value()).isEqualTo("sent");
             });
   }

@@ -69,6 +69,14 @@ final class PolicyFactory {
     return shared;
   }
 
+  /**
+   * The name of the throttle of the policy called {@code liveName}: a name of its own, since the meters
+   * group limiters by name and its adaptive limit is called {@code liveName}.
+   */
+  static String throttleName(String liveName) {
+    return liveName + ".throttle";
+  }
+
   /** The property path of policy {@code name}: {@code quell.policies.name}, or {@code quell.policies[name]}. */
   static String policyPath(String name) {
     return "quell.policies" + key(name);
@@ -646,9 +654,10 @@ final class PolicyFactory {
       double kv = k != null ? k.value() : THROTTLE_K;
       Duration w = window != null ? window.value() : THROTTLE_WINDOW;
       TimeSource clock = time != null ? time : TimeSource.system();
+      String name = throttleName(liveName);
       // one refusing when its settings change is kept, as it is, until it refuses no CRITICAL call (see Carry)
       return problems.core(() -> pins.get(liveName, "throttle", List.of(kv, w),
-          (Limiter previous) -> Named.limiter(liveName, Limiter.throttle(kv, w, clock)), Carry::stillRefusing),
+          (Limiter previous) -> Named.limiter(name, Limiter.throttle(kv, w, clock)), Carry::stillRefusing),
           paths, group("throttle"));
     }
 
