@@ -39,7 +39,10 @@ import org.jspecify.annotations.Nullable;
 final class PolicyFactory {
   private static final Pattern PLAIN_KEY = Pattern.compile("[a-z0-9][a-z0-9-]*");
   private static final String DEFAULTS = "quell.defaults.";
-  /** {@code Limiter.throttle()}'s K and window, for a throttle that sets only one of them (ThrottleTest checks they agree). */
+  /**
+   * {@code Limiter.throttle()}'s K and window, for what a throttle's properties leave out (quell-core has no
+   * constants for them; ThrottleFromPropertiesTest checks they agree).
+   */
   static final double THROTTLE_K = 2;
   static final Duration THROTTLE_WINDOW = Duration.ofMinutes(2);
 
@@ -638,8 +641,8 @@ final class PolicyFactory {
 
     /**
      * The adaptive throttle: per policy (per host for the HTTP clients' copies), like the adaptive limit,
-     * since what it counts is what one dependency accepted. The core checks k and window and gives what
-     * neither sets its defaults (K = 2 over two minutes).
+     * since what it counts is what one dependency accepted. What the properties leave out is the core's
+     * default (K = 2 over two minutes); the core checks k and window.
      */
     private @Nullable Limiter throttle(String liveName) {
       Leaf<Boolean> enabled = leaf(p -> p.getThrottle().getEnabled(), "throttle.enabled");
