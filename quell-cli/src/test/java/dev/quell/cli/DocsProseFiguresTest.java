@@ -123,6 +123,11 @@ class DocsProseFiguresTest {
     says("{}, a retry storm)", outage, "worst second", 1, "breaker only", WITHOUT_WHEN);
     says("refusing the rest: {} and", outage, "time to recover", 1, "breaker only", AS_IS);
     says("and {} here.", outage, "time to recover", 1, "both", AS_IS);
+    says("on ({} for the minute,", outage, during, 1, "throttle 10s", AS_IS);
+    says("for the minute, {} calls refused locally", outage, "attempts refused by limiters", 1, "throttle 10s", AS_IS);
+    says("and the calls are back last: {}.", outage, "time to recover", 1, "throttle 10s", AS_IS);
+    says("requests pass 4 × accepts (it refused {} calls)", outage, "attempts refused by limiters", 1, "throttle 2m",
+        AS_IS);
 
     String hanging = "--scenario outage-hanging";
     says("the calls come back {} later", hanging, "time to recover", 1, "budget only", AS_IS);

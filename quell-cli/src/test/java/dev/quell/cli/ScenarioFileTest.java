@@ -60,6 +60,17 @@ class ScenarioFileTest {
         .lasting(Duration.ofMinutes(4)).run(1);
     assertThat(fromFile.toJson()).isEqualTo(fromJava.toJson());
 
+    // its throttle arms: the reference policy with Limiter.throttle(2, window) on the simulation's clock
+    for (int arm = 3; arm <= 4; arm++) {
+      Duration window = arm == 3 ? Duration.ofSeconds(10) : Duration.ofMinutes(2);
+      SimulationReport throttledFile = Builtins.find("outage").orElseThrow().scenario().arms().get(arm).simulation()
+          .run(1);
+      SimulationReport throttledJava = Simulate.policy(clock -> Scenario.referencePolicy(RetryBudget.AUTOMATIC)
+          .withName("outage").withTimeSource(clock).withLimiter(dev.quell.Limiter.throttle(2, window, clock)))
+          .against(down).under(Load.perSecond(500)).lasting(Duration.ofMinutes(4)).run(1);
+      assertThat(throttledFile.toJson()).as("outage arm %d", arm).isEqualTo(throttledJava.toJson());
+    }
+
     // the tail's live-p95 arm: a heavy tail and Hedge.maxExtraLoad(0.05)
     dev.quell.sim.Dependency tailed = dev.quell.sim.Dependency.latency(Duration.ofMillis(10), Duration.ofMillis(40))
         .tail(0.02, Duration.ofMillis(300), Duration.ofSeconds(1))

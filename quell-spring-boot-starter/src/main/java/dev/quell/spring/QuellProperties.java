@@ -168,6 +168,9 @@ public class QuellProperties {
     /** An adaptive concurrency limit (off unless enabled or one of its settings is given). */
     private final AdaptiveLimit adaptiveLimit = new AdaptiveLimit();
 
+    /** Client-side adaptive throttling, the SRE book's (off unless enabled or one of its settings is given). */
+    private final Throttle throttle = new Throttle();
+
     /** Hedging (off unless delay or max-extra-load is given). */
     private final Hedge hedge = new Hedge();
 
@@ -268,6 +271,10 @@ public class QuellProperties {
 
     public AdaptiveLimit getAdaptiveLimit() {
       return adaptiveLimit;
+    }
+
+    public Throttle getThrottle() {
+      return throttle;
     }
 
     public Hedge getHedge() {
@@ -850,6 +857,49 @@ public class QuellProperties {
     }
   }
 
+  /**
+   * Client-side adaptive throttling (the Google SRE book's): while the dependency rejects, a share of first
+   * attempts is refused locally, with probability max(0, (requests - k × accepts) / (requests + 1)) over the
+   * window; sheddable work first.
+   */
+  public static class Throttle {
+    /** true for one with the defaults, false for none. Default: on when k or window is given. */
+    private @Nullable Boolean enabled;
+
+    /**
+     * It refuses once first attempts pass k × those the dependency accepted (2 × k for CRITICAL calls), in
+     * [1, 10]; lower sheds harder. Default: 2.
+     */
+    private @Nullable Double k;
+
+    /** How far back it counts requests and accepts, from 1s to 1h. Default: 2m. */
+    private @Nullable Duration window;
+
+    public @Nullable Boolean getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(@Nullable Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public @Nullable Double getK() {
+      return k;
+    }
+
+    public void setK(@Nullable Double k) {
+      this.k = k;
+    }
+
+    public @Nullable Duration getWindow() {
+      return window;
+    }
+
+    public void setWindow(@Nullable Duration window) {
+      this.window = window;
+    }
+  }
+
   /** Hedging: another attempt beside a slow one, funded by the same budget as retries. */
   public static class Hedge {
     /** false for none whatever else is set. Default: on when delay or max-extra-load is given. */
@@ -1055,7 +1105,7 @@ public class QuellProperties {
     /** The policy requests run under, per host, unless the request's quell.policy attribute names another. */
     private String policy = "http";
 
-    /** Hosts each policy keeps a budget, breaker and adaptive limit for; the least recently used is forgotten. */
+    /** Hosts each policy keeps a budget, breaker, adaptive limit and throttle for; the least recently used is forgotten. */
     private int maxHosts = 1024;
 
     public boolean isEnabled() {

@@ -36,7 +36,8 @@ class ConfigurationMetadataTest {
     assertThat(properties).hasSizeGreaterThan(70);
     assertThat(properties).allSatisfy(p -> assertThat((String) p.get("description")).as("%s", p.get("name")).isNotBlank());
     assertThat(properties).extracting(p -> p.get("name")).contains("management.health.quell.enabled", "quell.defaults.attempts",
-        "quell.defaults.budget.minimum-per-second", "quell.draining.grace", "quell.http.client.policy");
+        "quell.defaults.budget.minimum-per-second", "quell.draining.grace", "quell.http.client.policy",
+        "quell.defaults.throttle.enabled", "quell.defaults.throttle.k", "quell.defaults.throttle.window");
   }
 
   @Test

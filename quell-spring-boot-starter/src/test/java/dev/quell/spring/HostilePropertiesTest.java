@@ -42,6 +42,12 @@ class HostilePropertiesTest {
       "quell.policies.p.concurrency-limit.limit | 0",
       "quell.policies.p.hedge.max-extra-load | 1",
       "quell.policies.p.adaptive-limit.max-limit | 2000000",
+      "quell.policies.p.throttle.k | 0.5",
+      "quell.policies.p.throttle.k | NaN",
+      "quell.policies.p.throttle.window | 500ms",
+      "quell.policies.p.throttle.window | 2h",
+      "quell.defaults.throttle.k | 11",
+      "quell.configs.t.throttle.window | 0s",
       "quell.http.client.max-hosts | 0",
       "quell.health.budget-threshold | 2",
       "quell.draining.grace | -1s"})
@@ -60,7 +66,9 @@ class HostilePropertiesTest {
       "quell.policies.p.deadline | 3650d",
       "quell.policies.p.deadline | 0",
       "quell.policies.p.attempt-timeout | 0",
-      "quell.policies.p.backoff.max | 3650d"})
+      "quell.policies.p.backoff.max | 3650d",
+      "quell.policies.p.throttle.k | 10",
+      "quell.policies.p.throttle.window | 1h"})
   void anExtremeButValidValueIsHeld(String property, String value) {
     runner.withPropertyValues(property + "=" + value).run(context -> {
       assertThat(context).as("%s=%s", property, value).hasNotFailed();

@@ -93,6 +93,7 @@ class InheritanceAcrossKindsTest {
     // the defaults' own settings do not turn their own "off" back on
     Resilience p = policy("quell.defaults.breaker.enabled=false", "quell.defaults.breaker.window=20s",
         "quell.defaults.concurrency-limit.enabled=false", "quell.defaults.concurrency-limit.limit=7",
+        "quell.defaults.throttle.enabled=false", "quell.defaults.throttle.window=10s",
         "quell.policies.p.attempts=2");
     assertThat(p.breakerConfig()).isEmpty();
     assertThat(p.limiters()).isEmpty();

@@ -42,6 +42,7 @@ class PolicyNamesTest {
           "quell.policies.hosty.budget.minimum-per-second=0",
           "quell.policies.hosty.breaker.failure-rate=0.5",
           "quell.policies.hosty.adaptive-limit.enabled=true",
+          "quell.policies.hosty.throttle.window=10s",
           "quell.policies.hosty.rate-limit.per-second=1000",
           "quell.policies.hosty.rate-limit.burst=100",
           "quell.policies.hosty.concurrency-limit.limit=50",
@@ -78,7 +79,7 @@ class PolicyNamesTest {
       assertThat(hosty.budget().name()).isEqualTo("hosty");
       assertThat(hosty.breaker().orElseThrow().name()).isEqualTo("hosty");
       assertThat(hosty.limiters()).extracting(Limiter::name)
-          .containsExactlyInAnyOrder("hosty.rate-limit", "hosty.concurrency-limit", "hosty");
+          .containsExactlyInAnyOrder("hosty.rate-limit", "hosty.concurrency-limit", "hosty", "hosty.throttle");
       assertThat(policies.policy("fed").budget().name()).isEqualTo("fed");
       assertThat(policies.policy("topped").budget().name()).isEqualTo("topped");
       assertThat(policies.policy("capped").budget().name()).isEqualTo("capped");
@@ -95,13 +96,13 @@ class PolicyNamesTest {
           "hosty|hosty", host + "|" + host, "fed|fed", "topped|topped", "capped|capped", "payments|");
       assertThat(series(meters, "quell.breaker.failure.rate", "quell.breaker")).contains("hosty|hosty", host + "|" + host);
       assertThat(series(meters, "quell.limiter.limit", "quell.limiter")).contains(
-          "hosty|hosty|adaptive", host + "|" + host + "|adaptive",
+          "hosty|hosty|adaptive", host + "|" + host + "|adaptive", "hosty.throttle|hosty|throttle", host + ".throttle|" + host + "|throttle",
           "hosty.rate-limit|hosty|rate", "hosty.concurrency-limit|hosty|concurrency");
       assertThat(series(meters, "quell.calls", "quell.policy")).contains(host + "|" + host);
       List<String> anonymous = new ArrayList<>();
       for (Meter m : meters.getMeters()) {
         m.getId().getTags().forEach(t -> {
-          if (t.getValue().matches("(budget|feedback|allowance|concurrent|rate|concurrency|adaptive)-\\d+")) {
+          if (t.getValue().matches("(budget|feedback|allowance|concurrent|rate|concurrency|adaptive|throttle)-\\d+")) {
             anonymous.add(m.getId().getName() + " " + t);
           }
           if (t.getKey().equals("quell.policy") && t.getValue().isEmpty() && !m.getId().getName().startsWith("quell.budget")) {
@@ -116,7 +117,8 @@ class PolicyNamesTest {
       Map<String, Object> endpoint = (Map<String, Object>) new QuellEndpoint(policies.registry()).policy("hosty");
       assertThat(endpoint).extractingByKey("budget").asString().contains("name=hosty,");
       assertThat(endpoint).extractingByKey("limiters").asString()
-          .contains("name=hosty.rate-limit, kind=rate", "name=hosty.concurrency-limit, kind=concurrency", "name=hosty, kind=adaptive");
+          .contains("name=hosty.rate-limit, kind=rate", "name=hosty.concurrency-limit, kind=concurrency", "name=hosty, kind=adaptive",
+              "name=hosty.throttle, kind=throttle");
       assertThat(endpoint).extractingByKey("hosts").asString().contains("name=" + host);
       // the hosty bucket holds one token (no floor): after a failed first attempt the retry spends it
       Health health = context.getBean(QuellHealthIndicator.class).health();

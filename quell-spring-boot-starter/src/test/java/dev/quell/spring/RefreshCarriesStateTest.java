@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Configuration;
  * Regression: a refresh that changed a guard's own settings threw its state away — {@code budget.fraction}
  * 0.1 → 0.2 turned a spent bucket (2.3 tokens) into a full one (30), {@code breaker.break-duration} 60 s →
  * 90 s turned an OPEN breaker CLOSED: the settings an operator changes during an outage, and a burst at the
- * failing dependency as the result. A real Spring Cloud refresh of a real configuration file; the new guard
+ * failing dependency as the result. (An adaptive throttle that is refusing is kept as it is.) A real Spring Cloud refresh of a real configuration file; the new guard
  * takes the old one's state over.
  */
 @SpringBootTest(classes = RefreshCarriesStateTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.NONE,
@@ -49,7 +49,10 @@ class RefreshCarriesStateTest {
       Map.entry("quell.policies.flow.adaptive-limit.mode", "loss"), // each loss moves it (the knee mode waits for a window)
       Map.entry("quell.policies.flow.adaptive-limit.initial-limit", "20"),
       Map.entry("quell.policies.flow.adaptive-limit.min-limit", "5"),
-      Map.entry("quell.policies.flow.adaptive-limit.max-limit", "200")));
+      Map.entry("quell.policies.flow.adaptive-limit.max-limit", "200"),
+      Map.entry("quell.policies.shed.attempts", "1"),
+      Map.entry("quell.policies.shed.throttle.k", "1"),
+      Map.entry("quell.policies.shed.throttle.window", "1h")));
 
   static {
     write();
@@ -146,6 +149,25 @@ class RefreshCarriesStateTest {
     assertThat(policies.policy("held").run(() -> "never called").stopReason()).isEqualTo(StopReason.DEPENDENCY_UNAVAILABLE);
     before.reset();
     assertThat(policies.policy("held").breaker().orElseThrow().config().window()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void anAdaptiveThrottleThatIsRefusingStaysAsItIsWhenItsSettingsChange() {
+    Limiter before = policies.policy("shed").limiters().get(0);
+    for (int i = 0; i < 20; i++) {
+      fail(policies.policy("shed")); // nothing accepted: it refuses first attempts with probability r / (r + 1)
+    }
+    double refusing = before.rejectionProbability();
+    assertThat(refusing).isGreaterThan(0.9);
+
+    refresh("quell.policies.shed.throttle.k", "1.5");
+
+    // a new throttle would refuse nothing; the old one goes on, with its window, until it refuses nothing
+    // (ThrottleFromPropertiesTest lets its window pass on a virtual clock and sees the new settings take over)
+    Limiter after = policies.policy("shed").limiters().get(0);
+    assertThat(after).isSameAs(before);
+    assertThat(after.toString()).contains("[shed.throttle, K=1.0");
+    assertThat(after.rejectionProbability()).isGreaterThan(0.9);
   }
 
   @Test

@@ -8,8 +8,8 @@ import dev.quell.RetryBudget;
 /**
  * What a guard rebuilt with new settings takes over from the one it replaces, so that changing a setting
  * during an outage does not hand the failing dependency a burst: the spent share of a retry budget, an
- * adaptive limit's current limit; a circuit breaker that is not closed is not replaced at all until it
- * has closed (see {@link Pins}).
+ * adaptive limit's current limit; a circuit breaker that is not closed, or an adaptive throttle that is
+ * refusing, is not replaced at all until it has closed or refuses nothing (see {@link Pins}).
  *
  * <p>quell-core has no way to hand one guard's state to another (the seam it needs is in the report of
  * issue 20). Until it does, the budget's share is reproduced with the budget's own public operations —
@@ -61,6 +61,17 @@ final class Carry {
   static Limiter.AdaptiveConfig startingAt(Limiter from, Limiter.AdaptiveConfig config) {
     int limit = Math.max(config.minLimit(), Math.min(config.maxLimit(), from.limit()));
     return config.withInitialLimit(limit);
+  }
+
+  /**
+   * Whether an adaptive throttle must be kept, whatever its new settings say, until it refuses nothing: its
+   * window of requests and accepts is the dependency's recent history, and quell-core has no way to hand it
+   * to a new throttle, which would start refusing nothing — a burst at a dependency that was rejecting.
+   * Read at {@code CRITICAL}, the probability a dashboard shows; sheddable work may still be refused a
+   * little when it goes.
+   */
+  static boolean stillRefusing(Limiter throttle) {
+    return throttle.rejectionProbability() > 0;
   }
 
   /** Whether a breaker must be kept, whatever its new settings say, until it has closed. */

@@ -29,7 +29,10 @@ public final class MicrometerTelemetry implements Telemetry {
   @Override
   public void built(Resilience policy, String configuredName) {
     for (Limiter limiter : policy.limiters()) {
-      if (!limiter.name().equals(policy.name())) {
+      if (limiter.name().equals(PolicyFactory.throttleName(policy.name()))) {
+        // the policy's own throttle (each host copy's own), named apart from its adaptive limit: its policy is this one
+        RegistryBinding.of(registry).watchLimiter(limiter, policy.name(), registry);
+      } else if (!limiter.name().equals(policy.name())) {
         // a rate or concurrency limit, shared by the policy's per-host copies: its policy is the configured one
         RegistryBinding.of(registry).watchLimiter(limiter, configuredName, registry);
       }

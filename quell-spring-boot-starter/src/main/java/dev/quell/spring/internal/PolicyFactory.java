@@ -39,6 +39,12 @@ import org.jspecify.annotations.Nullable;
 final class PolicyFactory {
   private static final Pattern PLAIN_KEY = Pattern.compile("[a-z0-9][a-z0-9-]*");
   private static final String DEFAULTS = "quell.defaults.";
+  /**
+   * {@code Limiter.throttle()}'s K and window, for what a throttle's properties leave out (quell-core has no
+   * constants for them; ThrottleFromPropertiesTest checks they agree).
+   */
+  static final double THROTTLE_K = 2;
+  static final Duration THROTTLE_WINDOW = Duration.ofMinutes(2);
 
   private final QuellProperties properties;
   private final Pins.Session pins;
@@ -64,6 +70,14 @@ final class PolicyFactory {
   /** The shared budgets referenced so far, and every declared one once {@link #declareSharedBudgets()} ran. */
   Map<String, RetryBudget> sharedBudgets() {
     return shared;
+  }
+
+  /**
+   * The name of the throttle of the policy called {@code liveName}: a name of its own, since the meters
+   * group limiters by name and its adaptive limit is called {@code liveName}.
+   */
+  static String throttleName(String liveName) {
+    return liveName + ".throttle";
   }
 
   /** The property path of policy {@code name}: {@code quell.policies.name}, or {@code quell.policies[name]}. */
@@ -618,7 +632,36 @@ final class PolicyFactory {
       if (adaptive != null) {
         limiters.add(adaptive);
       }
+      Limiter throttle = throttle(liveName);
+      if (throttle != null) {
+        limiters.add(throttle);
+      }
       return limiters;
+    }
+
+    /**
+     * The adaptive throttle: per policy (per host for the HTTP clients' copies), like the adaptive limit,
+     * since what it counts is what one dependency accepted. What the properties leave out is the core's
+     * default (K = 2 over two minutes); the core checks k and window.
+     */
+    private @Nullable Limiter throttle(String liveName) {
+      Leaf<Boolean> enabled = leaf(p -> p.getThrottle().getEnabled(), "throttle.enabled");
+      Leaf<Double> k = leaf(p -> p.getThrottle().getK(), "throttle.k");
+      Leaf<Duration> window = leaf(p -> p.getThrottle().getWindow(), "throttle.window");
+      if (!on(enabled, k, window)) {
+        return null;
+      }
+      Map<String, Leaf<?>> paths = new HashMap<>();
+      put(paths, "throttle k", k);
+      put(paths, "throttle window", window);
+      double kv = k != null ? k.value() : THROTTLE_K;
+      Duration w = window != null ? window.value() : THROTTLE_WINDOW;
+      TimeSource clock = time != null ? time : TimeSource.system();
+      String name = throttleName(liveName);
+      // one refusing when its settings change is kept, as it is, until it refuses no CRITICAL call (see Carry)
+      return problems.core(() -> pins.get(liveName, "throttle", List.of(kv, w),
+          (Limiter previous) -> Named.limiter(name, Limiter.throttle(kv, w, clock)), Carry::stillRefusing),
+          paths, group("throttle"));
     }
 
     private @Nullable Limiter adaptive(String liveName) {

@@ -1,6 +1,7 @@
 package dev.quell.spring.internal;
 
 import dev.quell.CircuitBreaker;
+import dev.quell.Limiter;
 import dev.quell.Resilience;
 import dev.quell.RetryBudget;
 import dev.quell.TimeSource;
@@ -197,22 +198,27 @@ public final class PolicyRegistry {
 
   /**
    * A breaker that was open, half-open or isolated when its settings changed is kept until it has closed
-   * and ramped traffic back (its old {@code ramp}); then the policies are rebuilt from the properties in
-   * force, and it is replaced by one with the new settings. Asked on every lookup: while nothing is
-   * deferred that is one volatile read; while a deferred breaker is still open, one volatile read each.
+   * and ramped traffic back (its old {@code ramp}), and an adaptive throttle that was refusing until it
+   * refuses nothing; then the policies are rebuilt from the properties in force, and it is replaced by one
+   * with the new settings. Asked on every lookup: while nothing is deferred that is one volatile read;
+   * while a deferred breaker is still open, one volatile read each; while a deferred throttle still
+   * refuses, one reading of its probability.
    */
   private void settleDeferred() {
     if (!pins.hasDeferred()) {
       return;
     }
     int closed = 0;
+    boolean throttleDone = false;
     for (Object live : pins.deferred()) {
       if (live instanceof CircuitBreaker b && b.state() == CircuitBreaker.State.CLOSED) {
         closed++;
+      } else if (live instanceof Limiter l && !Carry.stillRefusing(l)) {
+        throttleDone = true;
       }
     }
     // the lock only when one has closed since the last look, or the earliest ramp seen then is over
-    if (closed > 0 && (closed != closedSeen || TimeSource.system().nanoTime() - settleNotBefore >= 0)) {
+    if (throttleDone || closed > 0 && (closed != closedSeen || TimeSource.system().nanoTime() - settleNotBefore >= 0)) {
       settleDeferredLocked();
     }
   }
@@ -223,7 +229,14 @@ public final class PolicyRegistry {
     closedSince.keySet().removeIf(b -> deferred.stream().noneMatch(d -> d == b));
     boolean ready = false;
     long notBefore = Long.MAX_VALUE;
+    boolean throttleReady = false;
     for (Object live : deferred) {
+      if (live instanceof Limiter l && !Carry.stillRefusing(l)) {
+        ready = true;
+        throttleReady = true;
+        pins.release(l);
+        continue;
+      }
       if (live instanceof CircuitBreaker b) {
         if (b.state() != CircuitBreaker.State.CLOSED) {
           closedSince.remove(b);
@@ -246,7 +259,9 @@ public final class PolicyRegistry {
       State next = build(state.properties(), List.of(), state.generation() + 1);
       state = next;
       announce(next);
-      LOG.info("quell.breaker.settings-applied: a breaker kept open across a refresh has closed; its new settings apply now");
+      LOG.info(throttleReady
+          ? "quell.throttle.settings-applied: a throttle kept across a refresh refuses nothing now; its new settings apply"
+          : "quell.breaker.settings-applied: a breaker kept open across a refresh has closed; its new settings apply now");
     }
   }
 
@@ -324,7 +339,7 @@ public final class PolicyRegistry {
 
   /**
    * The copy of policy {@code policy} that requests to {@code host} run under: named {@code policy:host},
-   * with its own budget, breaker and adaptive limit (sharing the policy's rate and concurrency limits), and
+   * with its own budget, breaker, adaptive limit and throttle (sharing the policy's rate and concurrency limits), and
    * the policy's classifier reading responses through {@code access}. Built on first use, rebuilt after a
    * reload with the same live objects.
    */

@@ -23,7 +23,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 /**
  * The actuator endpoint {@code quell}: every policy in use with its settings, its live retry budget
  * (tokens, capacity, utilization), circuit breaker (state and window) and limiters (limit, in flight,
- * available), and its per-host copies; the shared budgets; whether the process is draining.
+ * available; an adaptive throttle's rejection probability), and its per-host copies; the shared budgets;
+ * whether the process is draining.
  * {@code /actuator/quell/{name}} shows one policy; {@code POST /actuator/quell/{name}} isolates or resets its
  * circuit breaker (see {@link #breaker(String, String)}).
  */
@@ -168,6 +169,10 @@ public final class QuellEndpoint {
     out.put("inFlight", limiter.inFlight());
     out.put("available", limiter.available());
     out.put("queued", limiter.queued());
+    if (out.get("kind").equals("throttle")) {
+      // a throttle bounds no count (its limit is the largest int): what it does is refuse this share of CRITICAL first attempts
+      out.put("rejectionProbability", round(limiter.rejectionProbability()));
+    }
     return out;
   }
 
