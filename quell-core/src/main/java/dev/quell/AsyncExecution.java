@@ -5,7 +5,6 @@ import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -150,25 +149,10 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     } finally {
       ambient.pop(frame);
     }
-    if (!stage.isDone()) {
-      // still running: a call of its own watches it from here, as it watches any attempt it started
-      AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
-      AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
-      first.target = call;
-      call.watch(first, stage, origin, false);
-      return call.callersFuture();
-    }
-    Object value = null;
-    Throwable failure = null;
-    try {
-      value = stage.getNow(null);
-    } catch (CompletionException | CancellationException e) {
-      failure = unwrap(e);
-    }
-    long end = failure != null || outcomeStyle ? time.nanoTime() : start; // (a success measures nothing here)
-    Verdict verdict = null;
-    if (failure == null) {
-      verdict = Call.classify(policy.classifier(), value, null);
+    if (stage.isDone() && !stage.isCompletedExceptionally()) {
+      Object value = stage.getNow(null); // (completed normally: this throws nothing)
+      Verdict verdict = Call.classify(policy.classifier(), value, null);
+      long end = outcomeStyle ? time.nanoTime() : start; // (a success measures nothing here but the outcome's elapsed)
       if (verdict.kind() == Verdict.Kind.OK) {
         // the core's decision for an OK verdict: no gate holds anything of it; credit, measure, stop
         Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
@@ -181,13 +165,20 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
         tellReceiver(work, ended, Math.max(0, end - start));
         return answered;
       }
+      // a value the classifier does not take: the core decides what follows, with the verdict reached
+      AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
+      AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
+      first.settle(); // it has ended: nothing else may settle it (a new record: this always wins)
+      call.attemptEnded(first, value, null, false, false, verdict);
+      return call.callersFuture();
     }
-    boolean timedOut = failure != null && end - start >= timeout;
-    boolean cancelled = !timedOut && failure != null && Call.isCancellation(failure, false);
+    // still running, or failed: a call of its own hears it from here, as it hears any attempt it
+    // started (a failure is told by the stage's callback, at once, and judged there on its elapsed
+    // time; reading it from the future would cost an exception with a stack trace)
     AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
     AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
-    first.settle(); // it has ended: nothing else may settle it
-    call.attemptEnded(first, value, failure, timedOut, cancelled, cancelled ? null : verdict);
+    first.target = call;
+    call.watch(first, stage, origin, false);
     return call.callersFuture();
   }
 
@@ -275,17 +266,11 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     attempt.setStage(stage, confined);
     if (attempt.isSettled()) {
       stage.cancel(true); // timed out or cancelled while it was starting (a value that still comes is heard below)
-    } else if (stage.isDone()) {
-      // it answered while it started: heard at once, with no callback hung on it (its stage, or a
-      // copy of it, holds the answer its origin would tell)
-      Object value = null;
-      Throwable failure = null;
-      try {
-        value = stage.getNow(null);
-      } catch (CompletionException | CancellationException e) {
-        failure = e;
-      }
-      attemptCompleted(attempt, value, failure);
+    } else if (stage.isDone() && !stage.isCompletedExceptionally()) {
+      // it answered with a value while it started: heard at once, with no callback hung on it (its
+      // stage, or a copy of it, holds the value its origin would tell); a failure is left to the
+      // callback, since reading it from the future would cost an exception with a stack trace
+      attemptCompleted(attempt, stage.getNow(null), null);
       return;
     }
     if (origin instanceof DirectStage) {

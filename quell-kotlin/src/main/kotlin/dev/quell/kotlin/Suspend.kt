@@ -266,6 +266,8 @@ internal class InlineAttempt<T>(
   /** SIGNALLED and REGISTERED bits ([ended], [whenDone]): whoever adds the second one tells the driver. */
   @Volatile private var phase = 0
   private var callback: BiFunction<Any?, Throwable?, *>? = null
+  /** The block's failure, once it ended with one (written before [phase] says so). */
+  private var endFailure: Throwable? = null
 
   /** Null, the attempt's [CompletableJob], or [CANCEL] (cancelled before any job was made). */
   @JvmField @Volatile internal var job: Any? = null
@@ -288,6 +290,7 @@ internal class InlineAttempt<T>(
       }
     }
     if (failure != null) {
+      endFailure = failure
       completeExceptionally(failure)
     } else {
       @Suppress("UNCHECKED_CAST") // a null value is the core's null
@@ -312,16 +315,9 @@ internal class InlineAttempt<T>(
   private fun tell() {
     val cb = callback ?: return
     callback = null
-    var value: Any? = null
-    var failure: Throwable? = null
-    try {
-      value = getNow(null)
-    } catch (e: CompletionException) {
-      failure = e // (the driver unwraps it, as it unwraps what a dependent stage hears)
-    } catch (e: CancellationException) {
-      failure = e
-    }
-    cb.apply(value, failure)
+    val failure = endFailure
+    // (a failure is kept rather than read from the future, which would throw a new exception)
+    cb.apply(if (failure == null) getNow(null) else null, failure)
   }
 
   override fun resumeWith(result: Result<T>) {
