@@ -84,7 +84,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   static <T> CompletableFuture<T> execute(Resilience policy, Resilience.AsyncWork<T> work) {
     if (policy.unobservedOnRealClock) {
       Ambient ambient = Ambient.get();
-      if (ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
+      if (inPlace(ambient)) {
         return (CompletableFuture<T>) firstInPlace(policy, work, false, ambient);
       }
     }
@@ -95,11 +95,20 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   static <T> CompletableFuture<Outcome<T>> run(Resilience policy, Resilience.AsyncWork<T> work) {
     if (policy.unobservedOnRealClock) {
       Ambient ambient = Ambient.get();
-      if (ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
+      if (inPlace(ambient)) {
         return (CompletableFuture<Outcome<T>>) firstInPlace(policy, work, true, ambient);
       }
     }
     return Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome);
+  }
+
+  /**
+   * Whether a first attempt of a policy that allows it may run in place here: no context is open
+   * on this thread, no synchronous fast attempt runs on it, no drain has begun, and it is not the
+   * shared timer thread (user work never runs there; the call hands it off, as it always has).
+   */
+  private static boolean inPlace(Ambient ambient) {
+    return ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining() && !SystemTime.onTimerThread();
   }
 
   // ---------------------------------------------------------------- the first attempt in place

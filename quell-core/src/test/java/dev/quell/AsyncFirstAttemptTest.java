@@ -267,6 +267,18 @@ class AsyncFirstAttemptTest {
     assertThat(seen.get(0).criticality()).isEqualTo(Criticality.SHEDDABLE);
   }
 
+  @Test
+  void aCallStartedOnTheSharedTimerThreadRunsItsWorkOffIt() throws Exception {
+    CompletableFuture<Boolean> onTimer = new CompletableFuture<>();
+    CompletableFuture<CompletableFuture<String>> call = new CompletableFuture<>();
+    TimeSource.system().schedule(() -> call.complete(POLICY.executeAsync(() -> {
+      onTimer.complete(SystemTime.onTimerThread());
+      return CompletableFuture.completedFuture("v");
+    })), 0);
+    assertThat(call.get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)).isEqualTo("v");
+    assertThat(onTimer.get(10, TimeUnit.SECONDS)).as("the work ran on the shared timer thread").isFalse();
+  }
+
   private static void spinFor(Duration d) {
     long end = System.nanoTime() + d.toNanos();
     while (System.nanoTime() - end < 0) {
