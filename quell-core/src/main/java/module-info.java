@@ -21,5 +21,6 @@ module dev.quell {
       dev.quell.okhttp,
       dev.quell.grpc,
       dev.quell.reactor,
+      dev.quell.kotlin,
       dev.quell.spring;
 }

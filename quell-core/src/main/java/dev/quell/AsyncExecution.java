@@ -70,12 +70,140 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     start(ambient.insideRetryingCall());
   }
 
+  /** The call of a first attempt that {@link #firstInPlace} started at {@code start} before the call existed. */
+  private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle, long start) {
+    this.work = work;
+    this.realClock = true;
+    this.retries = policy.attempts() > 1;
+    this.result = outcomeStyle ? null : new Result<>(this);
+    this.outcome = outcomeStyle ? new Result<>(this) : null;
+    init(policy, start, null, this);
+  }
+
+  @SuppressWarnings("unchecked") // the lane completes the value style's future with the work's own value
   static <T> CompletableFuture<T> execute(Resilience policy, Resilience.AsyncWork<T> work) {
+    if (policy.unobservedOnRealClock) {
+      Ambient ambient = Ambient.get();
+      if (inPlace(ambient)) {
+        return (CompletableFuture<T>) firstInPlace(policy, work, false, ambient);
+      }
+    }
     return Objects.requireNonNull(new AsyncExecution<>(policy, work, false).result);
   }
 
+  @SuppressWarnings("unchecked") // the lane completes the outcome style's future with an outcome
   static <T> CompletableFuture<Outcome<T>> run(Resilience policy, Resilience.AsyncWork<T> work) {
+    if (policy.unobservedOnRealClock) {
+      Ambient ambient = Ambient.get();
+      if (inPlace(ambient)) {
+        return (CompletableFuture<Outcome<T>>) firstInPlace(policy, work, true, ambient);
+      }
+    }
     return Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome);
+  }
+
+  /**
+   * Whether a first attempt of a policy that allows it may run in place here: no context is open
+   * on this thread, no synchronous fast attempt runs on it, no drain has begun, and it is not the
+   * shared timer thread (user work never runs there; the call hands it off, as it always has).
+   */
+  private static boolean inPlace(Ambient ambient) {
+    return ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining() && !SystemTime.onTimerThread();
+  }
+
+  // ---------------------------------------------------------------- the first attempt in place
+
+  /**
+   * The first attempt of a call that nothing observes, on the real clock, with no gate for first
+   * attempts, no ambient context and no drain (the conditions of the synchronous plainest lane),
+   * started before any call state exists. When its stage has answered by the time the work returns
+   * it (a cached or fail-fast answer, a {@code Mono} that completes as it is subscribed to) and the
+   * answer is OK, the call is over: the core's decision for an OK verdict is applied
+   * ({@link Decide#accounted}) and the caller gets a completed future; no call, record or timer is
+   * made. Any other first attempt — it failed, was not OK, or has not answered — is handed to a call
+   * of its own ({@link Call#adoptFirst}), and the core decides from there as for any attempt.
+   *
+   * <p>An attempt that answered inside {@code start} is judged on its elapsed time, as the
+   * synchronous lanes judge theirs: a value is used even if it came at the timeout; a failure at or
+   * past the timeout is the attempt's timeout. The nested calls it makes see the same context a
+   * started attempt publishes (its end, no label), and the caller's future behaves as the call's own
+   * would: a completed future ignores cancel and complete, as a call's completed future does.
+   */
+  private static <T> CompletableFuture<?> firstInPlace(Resilience policy, Resilience.AsyncWork<T> work,
+      boolean outcomeStyle, Ambient ambient) {
+    TimeSource time = SystemTime.INSTANCE;
+    long start = time.nanoTime();
+    long left = Decide.remaining(policy.deadlineNanos, start, start);
+    if (Decide.mayStart(false, left) != null) {
+      return outcomeStyle ? Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome)
+          : Objects.requireNonNull(new AsyncExecution<>(policy, work, false).result); // the core ends it
+    }
+    long timeout = Decide.attemptTimeout(policy.attemptCeilingNanos(start), left);
+    boolean retries = policy.attempts() > 1;
+    Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time, null, retries);
+    CompletableFuture<T> stage;
+    CompletionStage<T> origin;
+    try {
+      CompletionStage<T> started = work.start(new Attempt(1, timeout, left, false, Criticality.CRITICAL));
+      if (started == null) {
+        stage = CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"));
+        origin = stage;
+      } else {
+        origin = started;
+        stage = futureOf(started);
+      }
+    } catch (Throwable t) {
+      stage = CompletableFuture.failedFuture(t);
+      origin = stage;
+    } finally {
+      ambient.pop(frame);
+    }
+    if (stage.isDone() && !stage.isCompletedExceptionally()) {
+      Object value = stage.getNow(null); // (completed normally: this throws nothing)
+      Verdict verdict = Call.classify(policy.classifier(), value, null);
+      long end = outcomeStyle ? time.nanoTime() : start; // (a success measures nothing here but the outcome's elapsed)
+      if (verdict.kind() == Verdict.Kind.OK) {
+        // the core's decision for an OK verdict: no gate holds anything of it; credit, measure, stop
+        Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
+        if (!outcomeStyle) {
+          return CompletableFuture.completedFuture(value);
+        }
+        Outcome<Object> ended = new Outcome<>(value, true, null, StopReason.SUCCEEDED, 1, Math.max(0, end - start),
+            Decide.retryAfter(-1, verdict));
+        CompletableFuture<Outcome<Object>> answered = CompletableFuture.completedFuture(ended);
+        tellReceiver(work, ended, Math.max(0, end - start));
+        return answered;
+      }
+      // a value the classifier does not take: the core decides what follows, with the verdict reached
+      AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
+      AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
+      first.settle(); // it has ended: nothing else may settle it (a new record: this always wins)
+      call.attemptEnded(first, value, null, false, false, verdict);
+      return call.callersFuture();
+    }
+    // still running, or failed: a call of its own hears it from here, as it hears any attempt it
+    // started (a failure is told by the stage's callback, at once, and judged there on its elapsed
+    // time; reading it from the future would cost an exception with a stack trace)
+    AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
+    AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
+    first.target = call;
+    call.watch(first, stage, origin, false);
+    return call.callersFuture();
+  }
+
+  private CompletableFuture<?> callersFuture() {
+    return result != null ? result : Objects.requireNonNull(outcome);
+  }
+
+  /** Hands {@code ended} to work that wants the outcome itself; what it throws is ignored, as a dependent stage's would be. */
+  private static void tellReceiver(Resilience.AsyncWork<?> work, Outcome<?> ended, long elapsedNanos) {
+    if (work instanceof OutcomeReceiver) {
+      try {
+        ((OutcomeReceiver) work).callEnded(ended, elapsedNanos);
+      } catch (RuntimeException | Error ignored) {
+        // as a dependent stage's failure would be: the caller's future is complete, the call is over
+      }
+    }
   }
 
   // ---------------------------------------------------------------- Call.Driver
@@ -98,9 +226,10 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     boolean confined = onConfinedThread();
     long start = attempt.startNanos;
     long timeout = attempt.timeoutNanos;
-    // arm the timeout before the work starts, as the sync driver does, so that an answer arriving
-    // exactly at the timeout is judged the same way by both drivers
-    if (timeout != Long.MAX_VALUE) {
+    // on a virtual clock, arm the timeout before the work starts, as the sync driver does, so that an
+    // answer arriving exactly at the timeout is judged the same way by both drivers; on the real
+    // clock, only a stage still running when the work returns it is timed (see watch)
+    if (timeout != Long.MAX_VALUE && !realClock) {
       try {
         attempt.setTimer(time.schedule(attempt, timeout), confined);
       } catch (RuntimeException | Error e) {
@@ -133,15 +262,46 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     } finally {
       ambient.pop(frame);
     }
+    watch(attempt, stage, origin, confined);
+  }
+
+  /**
+   * Watches the started {@code attempt}: hears its stage's end, and on the real clock arms its
+   * timeout only if the stage is still running once it is heard from (an answer that came inside
+   * {@code start} is judged on its elapsed time instead, in {@link #attemptCompleted}): an attempt
+   * that answers at once costs no timer and no wake-up of the timer thread.
+   */
+  private void watch(AttemptRecord attempt, CompletableFuture<T> stage, CompletionStage<T> origin, boolean confined) {
     attempt.setStage(stage, confined);
     if (attempt.isSettled()) {
-      stage.cancel(true); // timed out or cancelled while it was starting
+      stage.cancel(true); // timed out or cancelled while it was starting (a value that still comes is heard below)
+    } else if (stage.isDone() && !stage.isCompletedExceptionally()) {
+      // it answered with a value while it started: heard at once, with no callback hung on it (its
+      // stage, or a copy of it, holds the value its origin would tell); a failure is left to the
+      // callback, since reading it from the future would cost an exception with a stack trace
+      attemptCompleted(attempt, stage.getNow(null), null);
+      return;
     }
     if (origin instanceof DirectStage) {
       ((DirectStage) origin).whenDone(attempt); // tells the attempt itself: no dependent stage
     } else {
       // handle, not whenComplete: its dependent completes normally, so a failure costs no wrapper
       origin.handle(attempt);
+    }
+    long timeout = attempt.timeoutNanos;
+    if (realClock && timeout != Long.MAX_VALUE && !attempt.isSettled()) {
+      try {
+        attempt.setTimer(time.schedule(attempt, timeout - (time.nanoTime() - attempt.startNanos)), confined);
+      } catch (RuntimeException | Error e) {
+        if (settle(attempt)) { // a clock that cannot schedule: this attempt fails
+          stage.cancel(true);
+          attemptEnded(attempt, null, e, false, false);
+        }
+        return;
+      }
+      if (attempt.isSettled()) {
+        stopTimer(attempt); // it ended as the timer was being armed
+      }
     }
   }
 
@@ -231,10 +391,17 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       }
       return;
     }
-    stopTimer(attempt);
+    boolean timedOut = false;
+    if (attempt.timer != null) {
+      stopTimer(attempt);
+    } else if (realClock && failure != null && attempt.timeoutNanos != Long.MAX_VALUE) {
+      // it ended before its timer was armed (inside start): judged on its elapsed time, as the
+      // synchronous lanes judge theirs; a value is used even if it came at the timeout
+      timedOut = time.nanoTime() - attempt.startNanos >= attempt.timeoutNanos;
+    }
     Throwable cause = unwrap(failure);
-    boolean cancelled = cause != null && Call.isCancellation(cause, false);
-    attemptEnded(attempt, value, cause, false, cancelled);
+    boolean cancelled = !timedOut && cause != null && Call.isCancellation(cause, false);
+    attemptEnded(attempt, value, cause, timedOut, cancelled);
   }
 
   @Override
@@ -293,13 +460,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     if (o != null) {
       Outcome<T> ended = toOutcome();
       o.completeInternally(ended);
-      if (work instanceof OutcomeReceiver) {
-        try {
-          ((OutcomeReceiver) work).callEnded(ended, Math.max(0, finishedNanos - startNanos));
-        } catch (RuntimeException | Error ignored) {
-          // as a dependent stage's failure would be: the caller's future is complete, the call is over
-        }
-      }
+      tellReceiver(work, ended, Math.max(0, finishedNanos - startNanos));
       return;
     }
     Result<T> r = result;

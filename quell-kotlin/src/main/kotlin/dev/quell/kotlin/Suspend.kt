@@ -5,10 +5,13 @@ import dev.quell.Outcome
 import dev.quell.Resilience
 import dev.quell.ResilienceContext
 import dev.quell.StopReason
+import dev.quell.internal.DirectStage
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
+import java.util.function.BiFunction
 import kotlin.coroutines.Continuation
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.cancellation.CancellationException
@@ -254,11 +257,17 @@ internal class SuspendCall<T>(
  */
 internal class InlineAttempt<T>(
   private val caller: CoroutineContext,
-) : CompletableFuture<T>(), Continuation<T>, CoroutineContext {
+) : CompletableFuture<T>(), Continuation<T>, CoroutineContext, DirectStage {
   /** The thread starting the block, until [started]; then null. */
   @Volatile private var starting: Thread? = Thread.currentThread()
   /** The attempt's [QuellContext], once read. */
   @Volatile private var quell: QuellContext? = null
+
+  /** SIGNALLED and REGISTERED bits ([ended], [whenDone]): whoever adds the second one tells the driver. */
+  @Volatile private var phase = 0
+  private var callback: BiFunction<Any?, Throwable?, *>? = null
+  /** The block's failure, once it ended with one (written before [phase] says so). */
+  private var endFailure: Throwable? = null
 
   /** Null, the attempt's [CompletableJob], or [CANCEL] (cancelled before any job was made). */
   @JvmField @Volatile internal var job: Any? = null
@@ -281,11 +290,34 @@ internal class InlineAttempt<T>(
       }
     }
     if (failure != null) {
+      endFailure = failure
       completeExceptionally(failure)
     } else {
       @Suppress("UNCHECKED_CAST") // a null value is the core's null
       complete(value as T)
     }
+    if (PHASE.getAndAdd(this, SIGNALLED) and REGISTERED != 0) {
+      tell()
+    }
+  }
+
+  /**
+   * The core's driver hears of the attempt's end through [callback], called once, on the thread
+   * that ends the block (at once if it has ended): no dependent stage is hung on the future.
+   */
+  override fun whenDone(callback: BiFunction<Any?, Throwable?, *>) {
+    this.callback = callback
+    if (PHASE.getAndAdd(this, REGISTERED) and SIGNALLED != 0) {
+      tell()
+    }
+  }
+
+  private fun tell() {
+    val cb = callback ?: return
+    callback = null
+    val failure = endFailure
+    // (a failure is kept rather than read from the future, which would throw a new exception)
+    cb.apply(if (failure == null) getNow(null) else null, failure)
   }
 
   override fun resumeWith(result: Result<T>) {
@@ -387,6 +419,10 @@ internal class InlineAttempt<T>(
     private val CANCEL = Any()
     /** The block has ended. */
     private val ENDED = Any()
+    private const val SIGNALLED = 1
+    private const val REGISTERED = 2
+    private val PHASE: AtomicIntegerFieldUpdater<InlineAttempt<*>> =
+      AtomicIntegerFieldUpdater.newUpdater(InlineAttempt::class.java, "phase")
     private val JOB: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
       AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "job")
     private val WHOLE: AtomicReferenceFieldUpdater<InlineAttempt<*>, CoroutineContext?> =

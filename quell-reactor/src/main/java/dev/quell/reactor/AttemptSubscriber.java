@@ -15,10 +15,11 @@ import reactor.util.context.Context;
 /**
  * One attempt: a fresh subscription to the upstream publisher, seen by the core's asynchronous
  * driver as the attempt's stage. The driver learns how the attempt ended through {@link #whenDone}
- * (no dependent stage is hung on it), and cancels it through {@link #cancel}, which cancels the
- * subscription. The future itself is never completed otherwise: its end is the first signal, told
- * to the driver even after a cancel, so that a value that still arrives goes to the policy's
- * discard hook through the core, exactly once.
+ * (no dependent stage is hung on it), or, for a first attempt that answered while it was subscribed
+ * to, from the future itself, which the first signal completes; it cancels it through
+ * {@link #cancel}, which cancels the subscription. The first signal is told to the driver even
+ * after a cancel, so that a value that still arrives goes to the policy's discard hook through the
+ * core, exactly once.
  *
  * <p>A {@code Mono}'s attempt requests everything; a {@code Flux}'s requests one element, reports it
  * as the attempt's value and then holds: {@link QuellFlux} decides whether the stream goes on.
@@ -142,8 +143,18 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
     }
   }
 
-  /** Hands the attempt's end to the driver once both it and the driver's callback are here. */
+  /**
+   * Hands the attempt's end to the driver once both it and the driver's callback are here. The
+   * future is completed with it too (unless the driver cancelled it first), so that a driver that
+   * looks at a stage that answered while it was subscribed to sees the answer without a callback.
+   */
+  @SuppressWarnings("unchecked") // the first signal's value is the upstream's element
   final void report(@Nullable Object v, @Nullable Throwable f) {
+    if (f != null) {
+      super.completeExceptionally(f);
+    } else {
+      super.complete((T) v);
+    }
     failed = f != null;
     signal = f != null ? f : v;
     int before = (int) PHASE.getAndBitwiseOr(this, SIGNALLED);
@@ -166,6 +177,7 @@ class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscribe
     Object v = failed ? null : signal;
     Throwable f = failed ? (Throwable) signal : null;
     signal = null;
+    callback = null; // told once: the driver's record is not kept from here
     if (cb != null) {
       Object unused = cb.apply(v, f); // the driver's own hook: nothing to return
     }

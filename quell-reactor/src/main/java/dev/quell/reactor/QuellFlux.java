@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -92,6 +93,10 @@ final class QuellFlux<T> extends FluxOperator<T, T> {
 
     @Override
     public CompletionStage<T> start(Attempt attempt) {
+      if (cancelled) {
+        // cancelled while the call was starting: no new subscription; the core ends the call cancelled
+        return CompletableFuture.failedFuture(new CancellationException("the subscriber cancelled"));
+      }
       FluxAttempt<T> s = new FluxAttempt<>(this, context);
       synchronized (attempts) {
         if (!hedged) {
@@ -135,8 +140,7 @@ final class QuellFlux<T> extends FluxOperator<T, T> {
         if (winner != null) {
           winner.cancelUpstream();
         }
-        outcome.failure().ifPresent(f -> Operators.onErrorDropped(f, context));
-        return;
+        return; // a subscriber that cancelled asked for nothing more, a failure included
       }
       Throwable failure = outcome.failure().orElse(null);
       if (failure != null) {

@@ -6,6 +6,7 @@ import dev.quell.Resilience;
 import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +73,11 @@ final class QuellMono<T> extends MonoOperator<T, T> {
 
     @Override
     public CompletionStage<T> start(Attempt attempt) {
+      if (isCancelled()) {
+        // cancelled while the call was starting (before the core's future was here to cancel): no
+        // new subscription; the core ends the call as the caller's cancellation
+        return CompletableFuture.failedFuture(new CancellationException("the subscriber cancelled"));
+      }
       AttemptSubscriber<T> s = new AttemptSubscriber<>(context, true);
       try {
         source.subscribe(s);
@@ -86,9 +92,9 @@ final class QuellMono<T> extends MonoOperator<T, T> {
     public void callEnded(Outcome<?> outcome, long elapsedNanos) {
       Throwable failure = outcome.failure().orElse(null);
       if (failure != null) {
-        if (isCancelled()) {
-          Operators.onErrorDropped(failure, context);
-        } else {
+        // a subscriber that cancelled asked for nothing more: the failure is not an error to report
+        // (the core has accounted it, and listeners have heard of it)
+        if (!isCancelled()) {
           actual.onError(failure);
         }
         return;
