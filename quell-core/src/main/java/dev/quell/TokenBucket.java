@@ -20,14 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TokenBucket extends RetryBudget {
   static final long MICROS = 1_000_000L;
-  /**
-   * The smallest credit of the floor's refill, a thousandth of a token. Crediting in steps rather
-   * than on every reading keeps all but one caller in a step from writing the refill clock, which
-   * two threads would otherwise fight over on every retry. The cost is in the bound: time the
-   * bucket spends full is discarded a step at a time, so up to a step of it can be credited after
-   * the bucket is next drawn down — a retry drawn from a full bucket costs at least 0.999 of a token.
-   */
-  static final long STEP_MICROS = MICROS / 1000;
 
   private final String name;
   private final double fraction;
@@ -36,8 +28,6 @@ final class TokenBucket extends RetryBudget {
   private final long capacityMicros;
   private final long depositMicros;
   private final double microsPerNano;
-  /** The floor is credited in steps of at least {@link #STEP_MICROS}: this long, in nanoseconds. */
-  private final long stepNanos;
 
   private final AtomicLong balance;
   private final AtomicLong refilledAt;
@@ -57,7 +47,6 @@ final class TokenBucket extends RetryBudget {
     this.capacityMicros = (long) Math.min(capacityTokens * MICROS, Long.MAX_VALUE / 4.0);
     this.depositMicros = Math.max(1, Math.round(fraction * MICROS));
     this.microsPerNano = minimumPerSecond * MICROS / 1e9;
-    this.stepNanos = microsPerNano > 0 ? (long) Math.max(1, Math.min(Long.MAX_VALUE / 4.0, Math.ceil(STEP_MICROS / microsPerNano))) : 0;
     this.balance = new AtomicLong(capacityMicros);
     this.refilledAt = new AtomicLong(time.nanoTime());
   }
@@ -201,7 +190,7 @@ final class TokenBucket extends RetryBudget {
     if (microsPerNano > 0) {
       long last = refilledAt.get();
       long elapsed = now - last;
-      if (elapsed >= stepNanos) {
+      if (elapsed > 0) {
         long credit = (long) (elapsed * microsPerNano);
         if (balance.get() >= capacityMicros) {
           refilledAt.compareAndSet(last, now); // full: time passing adds nothing and must not be banked

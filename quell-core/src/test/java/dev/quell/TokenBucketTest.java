@@ -210,32 +210,4 @@ class TokenBucketTest {
     assertThat(bucket.trySpendAt(Criticality.CRITICAL, clock.nanoTime(), clock)).isTrue();
     assertThat(bucket.tokens()).isCloseTo(8.0, within(1e-9));
   }
-
-  @Test
-  void theFloorIsCreditedOnceAThousandthOfATokenHasBuiltUpAndNoFractionIsLost() {
-    RetryBudget budget = drained(RetryBudget.of(0.1, 1, clock)); // one a second: a step is a millisecond
-    clock.advance(Duration.ofNanos(999_999));
-    assertThat(budget.tokens()).as("less than a step").isZero();
-    clock.advance(Duration.ofNanos(1));
-    assertThat(budget.tokens()).isCloseTo(0.001, within(1e-12));
-    clock.advance(Duration.ofNanos(1_500_000));
-    assertThat(budget.tokens()).as("a step and a half, credited whole").isCloseTo(0.0025, within(1e-12));
-    clock.advance(Duration.ofNanos(500_000));
-    assertThat(budget.tokens()).as("half a step waits").isCloseTo(0.0025, within(1e-12));
-    clock.advance(Duration.ofNanos(500_000));
-    assertThat(budget.tokens()).as("and is not lost").isCloseTo(0.0035, within(1e-12));
-  }
-
-  @Test
-  void timeSpentFullIsCreditedForAtMostOneStepAfterTheBucketIsDrawnDown() {
-    RetryBudget budget = RetryBudget.of(0.1, 1, clock); // capacity 10, a step is a millisecond
-    for (int i = 0; i < 100; i++) {
-      clock.advance(Duration.ofNanos(999_999)); // full all along, read each time less than a step apart
-      assertThat(budget.tokens()).isEqualTo(10.0);
-    }
-    assertThat(budget.trySpend()).isTrue();
-    clock.advance(Duration.ofMillis(5));
-    // exactly: 9 + 0.005; at most a step of the time spent full is credited as well
-    assertThat(budget.tokens()).isBetween(9.005, 9.006 + 1e-12);
-  }
 }
