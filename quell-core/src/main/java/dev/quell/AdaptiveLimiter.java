@@ -295,8 +295,9 @@ final class AdaptiveLimiter extends Limiter {
    *       only falls by itself, so it cannot creep up with the windows of a limit that sits at the
    *       knee. Only windows that used the limit teach it, so a quiet spell's health checks do not. A
    *       burst of cheap calls under load, or a dependency that became slower for good, are found
-   *       the same way: the limit came down twice and latency did not, so latency is not queueing,
-   *       and the baseline is taken afresh from the window at hand.
+   *       the same way: the limit came down twice and latency did not, over at least
+   *       {@link #REBASE_SAMPLES} attempts, so latency is not queueing, and the baseline is taken
+   *       afresh from the window at hand.
    *   <li>Latency within {@link #GROW} of the baseline (plus the window's noise) and the limit in
    *       use (half of it in flight): the limit grows, by half until the first congestion, then by
    *       its square root, and by one near where latency last rose. Above {@link #TOLERANCE} (plus
@@ -332,6 +333,11 @@ final class AdaptiveLimiter extends Limiter {
     static final double LOSS_MARGIN = 0.02;
     static final int MIN_SAMPLES = 40;
     static final int MAX_SAMPLES = 2000;
+    /**
+     * How many attempts the decreases that did not help must span before the baseline is taken
+     * afresh: enough to know a 10th percentile within about 2.5% at the spread of common latency.
+     */
+    static final int REBASE_SAMPLES = 800;
     /** How many windows the baseline remembers. */
     static final int HISTORY = 64;
 
@@ -356,6 +362,8 @@ final class AdaptiveLimiter extends Limiter {
     /** The limit at the last decrease; -1 before the first (while it grows by half each window). */
     private double congestedAt = -1;
     private int unanswered;
+    /** The attempts in the windows counted by {@link #unanswered}. */
+    private long unansweredSamples;
     /** Windows in a row that held the limit (latency between growing and shrinking). */
     private int held;
     /** Whether the last window that moved the limit brought it down (a run of decreases is one congestion). */
@@ -414,6 +422,7 @@ final class AdaptiveLimiter extends Limiter {
         // most of the window was lost: no latency to learn from, only a sign of overload
         decreasedAt = -1;
         unanswered = 0;
+        unansweredSamples = 0;
         congested(limit);
         move(limitMilli, limit * 0.5);
         return;
@@ -464,8 +473,15 @@ final class AdaptiveLimiter extends Limiter {
         if (decreasedAt >= 0 && q < decreasedAt - 1) {
           return; // latency is falling since the last decrease: let the queue drain before judging again
         }
-        if (decreasedAt >= 0 && ratio > tolerance && ++unanswered >= 2) {
-          // twice down and latency stayed: it is not our queueing; take this window as the baseline
+        if (decreasedAt >= 0 && ratio > tolerance) {
+          unansweredSamples += total;
+        }
+        if (decreasedAt >= 0 && ratio > tolerance && ++unanswered >= 2 && unansweredSamples >= REBASE_SAMPLES) {
+          // twice down and latency stayed, over enough attempts that chance cannot explain it: it is not
+          // our queueing; take this window as the baseline. Enough attempts, and not just two windows:
+          // a client with a small share of a dependency others load has small windows, and its own
+          // decreases barely move the latency it sees; taking that latency as its baseline would let
+          // it grow into the others' queue, and them into its
           rebase(q);
           return;
         }
@@ -480,6 +496,7 @@ final class AdaptiveLimiter extends Limiter {
       } else {
         streak = false;
         unanswered = 0;
+        unansweredSamples = 0;
         decreasedAt = -1;
         held = 0;
         if (ratio <= grow && busy) {
@@ -516,6 +533,7 @@ final class AdaptiveLimiter extends Limiter {
       congestedAt = -1; // a new baseline, a new knee: find it quickly again
       streak = false;
       unanswered = 0;
+      unansweredSamples = 0;
       held = 0;
       decreasedAt = -1;
     }

@@ -153,6 +153,31 @@ class AdaptiveLimiterTest {
   }
 
   @Test
+  void aSmallShareOfASharedDependencyDoesNotTakeTheOthersQueueingAsItsBaselineFromTwoSmallWindows() {
+    // one of ten clients of a dependency: a limit of 10, so windows of a few dozen attempts
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(10)
+        .withMaxLimit(10));
+    for (int i = 0; i < 40; i++) {
+      wave(limiter, 10, Gate.SUCCEEDED, 20);
+    }
+    double baseline = limiter.baselineNanos();
+    // the others queue the dependency: latency doubles, and this client's decreases do not bring it down
+    int ended = 0;
+    while (ended < 200) {
+      int n = limiter.limit();
+      wave(limiter, n, Gate.SUCCEEDED, 40);
+      ended += n;
+    }
+    assertThat(limiter.baselineNanos()).isEqualTo(baseline);
+    assertThat(limiter.limit()).isLessThan(10);
+    // but a dependency that stays that slow over enough attempts is taken as slower for good
+    for (int i = 0; i < 400; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 40);
+    }
+    assertThat(limiter.baselineNanos()).isCloseTo(40.0 * MS, within(0.05 * 40 * MS));
+  }
+
+  @Test
   void aBurstOfTimeoutsCostsOneDecreaseNotACollapseToTheMinimum() {
     AdaptiveLimiter limiter = knee(200);
     wave(limiter, 200, Gate.SUCCEEDED, 20);
