@@ -295,8 +295,9 @@ final class AdaptiveLimiter extends Limiter {
    *       only falls by itself, so it cannot creep up with the windows of a limit that sits at the
    *       knee. Only windows that used the limit teach it, so a quiet spell's health checks do not. A
    *       burst of cheap calls under load, or a dependency that became slower for good, are found
-   *       the same way: the limit came down twice and latency did not, so latency is not queueing,
-   *       and the baseline is taken afresh from the window at hand.
+   *       the same way: the limit came down twice and latency did not, over at least
+   *       {@link #REBASE_SAMPLES} attempts, so latency is not queueing, and the baseline is taken
+   *       afresh from the window at hand.
    *   <li>Latency within {@link #GROW} of the baseline (plus the window's noise) and the limit in
    *       use (half of it in flight): the limit grows, by half until the first congestion, then by
    *       its square root, and by one near where latency last rose. Above {@link #TOLERANCE} (plus
@@ -304,6 +305,15 @@ final class AdaptiveLimiter extends Limiter {
    *       most half, unless latency is already falling since the last decrease. A window mostly
    *       lost halves it; an explicit throttling answer shrinks it by {@code backoffRatio}. In
    *       between, it holds.
+   *   <li>Losses are a signal of their own: a window whose share of timeouts and failures rises
+   *       above the share its windows usually lose (a low percentile of theirs, plus 2% and three
+   *       times the chance a window of its size strays) shrinks the limit by as much as the share
+   *       answered in time fell, even while the answered attempts are still fast. With timeouts
+   *       near the latency itself, and the work of timed-out attempts still at the dependency, this
+   *       is the first sign of the cliff past which almost everything times out.
+   *   <li>A run of decreases (a congested window, then the windows of the queue it left draining)
+   *       is one congestion: the limit to probe gently near is where the run began, not the lower
+   *       limits it passed through, which would let the limit grow quickly past the knee again.
    *   <li>After a decrease, attempts admitted before it are not sampled (they measure the load of
    *       the old limit): one overload costs one decrease, never a collapse to the minimum while the
    *       timeouts of what was already sent come in.
@@ -319,8 +329,15 @@ final class AdaptiveLimiter extends Limiter {
     static final int LOST = BUCKETS - 1;
     static final double TOLERANCE = 1.25;
     static final double GROW = 1.1;
+    /** How far above its usual share (beyond chance) a window's losses must rise to count as congestion. */
+    static final double LOSS_MARGIN = 0.02;
     static final int MIN_SAMPLES = 40;
     static final int MAX_SAMPLES = 2000;
+    /**
+     * How many attempts the decreases that did not help must span before the baseline is taken
+     * afresh: enough to know a 10th percentile within about 2.5% at the spread of common latency.
+     */
+    static final int REBASE_SAMPLES = 800;
     /** How many windows the baseline remembers. */
     static final int HISTORY = 64;
 
@@ -339,13 +356,18 @@ final class AdaptiveLimiter extends Limiter {
     double baseline;
     private final double[] history = new double[HISTORY];
     private final double[] sorted = new double[HISTORY];
+    private final double[] lossHistory = new double[HISTORY];
     private int windows;
     private double decreasedAt = -1;
     /** The limit at the last decrease; -1 before the first (while it grows by half each window). */
     private double congestedAt = -1;
     private int unanswered;
+    /** The attempts in the windows counted by {@link #unanswered}. */
+    private long unansweredSamples;
     /** Windows in a row that held the limit (latency between growing and shrinking). */
     private int held;
+    /** Whether the last window that moved the limit brought it down (a run of decreases is one congestion). */
+    private boolean streak;
 
     void sample(int how, int inFlightAtAdmission, int admittedIn, long rttNanos) {
       if (how == Gate.CANCELLED || how == Gate.NOT_STARTED || admittedIn != epoch) {
@@ -400,7 +422,8 @@ final class AdaptiveLimiter extends Limiter {
         // most of the window was lost: no latency to learn from, only a sign of overload
         decreasedAt = -1;
         unanswered = 0;
-        congestedAt = limit;
+        unansweredSamples = 0;
+        congested(limit);
         move(limitMilli, limit * 0.5);
         return;
       }
@@ -408,6 +431,7 @@ final class AdaptiveLimiter extends Limiter {
       if (busy || windows == 0) {
         // only a window that used the limit teaches the baseline: a quiet spell's health checks do not
         history[windows % HISTORY] = q;
+        lossHistory[windows % HISTORY] = window[LOST] / (double) total;
         windows++;
       }
       int kept = Math.min(windows, HISTORY);
@@ -427,28 +451,52 @@ final class AdaptiveLimiter extends Limiter {
       baseline = base;
       double next = limit;
       double ratio = valueOf(q) / base;
+      // the share of the window lost (timed out or failed) against the share usually lost (a low
+      // percentile of the windows' shares): past a cliff, as when timeouts are short and the work of
+      // timed-out attempts stays at the dependency, more time out before the fast attempts slow down
+      System.arraycopy(lossHistory, 0, sorted, 0, kept);
+      java.util.Arrays.sort(sorted, 0, kept);
+      double usualLoss = sorted[kept / 4];
+      double lossShare = window[LOST] / (double) total;
+      boolean losing = busy && lossShare > usualLoss + LOSS_MARGIN
+          + 3 * Math.sqrt(Math.max(usualLoss, 0.01) * (1 - usualLoss) / total);
+      double shrink = Math.min(config.backoffRatio(), tolerance / ratio);
+      if (losing) {
+        // shrink as much as the share answered in time fell
+        shrink = Math.min(shrink, (1 - lossShare) / Math.max(0.01, 1 - usualLoss));
+      }
       if (throttles > 0) {
         next = limit * config.backoffRatio();
         decreasedAt = q;
         congestedAt = limit;
-      } else if (ratio > tolerance) {
+      } else if (ratio > tolerance || losing) {
         if (decreasedAt >= 0 && q < decreasedAt - 1) {
           return; // latency is falling since the last decrease: let the queue drain before judging again
         }
-        if (decreasedAt >= 0 && q < LOST - 1 && ++unanswered >= 2) {
-          // twice down and latency stayed: it is not our queueing; take this window as the baseline
+        if (decreasedAt >= 0 && ratio > tolerance) {
+          unansweredSamples += total;
+        }
+        if (decreasedAt >= 0 && ratio > tolerance && ++unanswered >= 2 && unansweredSamples >= REBASE_SAMPLES) {
+          // twice down and latency stayed, over enough attempts that chance cannot explain it: it is not
+          // our queueing; take this window as the baseline. Enough attempts, and not just two windows:
+          // a client with a small share of a dependency others load has small windows, and its own
+          // decreases barely move the latency it sees; taking that latency as its baseline would let
+          // it grow into the others' queue, and them into its
           rebase(q);
           return;
         }
-        next = limit * Math.max(0.5, Math.min(config.backoffRatio(), tolerance / ratio));
+        next = limit * Math.max(0.5, shrink);
         decreasedAt = q;
-        congestedAt = limit;
+        congested(limit);
       } else if (ratio > grow) {
+        streak = false;
         // between growing and shrinking: hold, and keep counting decreases that did not help (noise
         // around the threshold must not hide a dependency that became slower for good)
         held++;
       } else {
+        streak = false;
         unanswered = 0;
+        unansweredSamples = 0;
         decreasedAt = -1;
         held = 0;
         if (ratio <= grow && busy) {
@@ -464,6 +512,18 @@ final class AdaptiveLimiter extends Limiter {
       move(limitMilli, next);
     }
 
+    /**
+     * Remembers where congestion began: the limit of the first of a run of decreases, not the lower
+     * limits the run passes through while the queue it built drains (they would make the limit grow
+     * quickly past the knee again).
+     */
+    private void congested(double limit) {
+      if (!streak) {
+        congestedAt = limit;
+      }
+      streak = true;
+    }
+
     /** Takes the window percentile {@code q} as the baseline, forgetting the windows before it. */
     private void rebase(double q) {
       java.util.Arrays.fill(history, 0);
@@ -471,7 +531,9 @@ final class AdaptiveLimiter extends Limiter {
       windows = 1;
       baseline = valueOf(q);
       congestedAt = -1; // a new baseline, a new knee: find it quickly again
+      streak = false;
       unanswered = 0;
+      unansweredSamples = 0;
       held = 0;
       decreasedAt = -1;
     }

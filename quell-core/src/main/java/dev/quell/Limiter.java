@@ -271,7 +271,8 @@ public abstract sealed class Limiter permits RateLimiter, ConcurrencyLimiter, Ad
    *       rises and holds the limit near it. It compares the 10th percentile of latency over windows
    *       of ended attempts with a baseline that a quiet spell of health checks cannot lower and a
    *       limit sitting at the knee cannot raise; grows while latency is flat and the limit in use,
-   *       shrinks in proportion when it rises; timeouts and failures count as too slow, throttling
+   *       shrinks in proportion when it rises; timeouts and failures count as too slow, and a window
+   *       losing more of them than usual shrinks it even while the answered attempts are fast; throttling
    *       shrinks it by {@link #backoffRatio()}; cancellations are neutral; a burst of timeouts costs
    *       one decrease. Only the limits and {@link #backoffRatio()} apply to it.
    *   <li>{@link Mode#LOSS} ({@link #loss()}): Netflix's AIMD. An attempt that failed, timed out or

@@ -80,6 +80,103 @@ class AdaptiveLimiterTest {
     assertThat(limiter.limit()).isLessThan(before).isGreaterThanOrEqualTo(before / 2);
   }
 
+  /**
+   * Admits {@code n} attempts at once and ends them: {@code lostShare} of them as timeouts (after
+   * {@code timeoutMillis}), spread evenly among the rest, which answer after {@code rttMillis}.
+   */
+  private static void mixedWave(AdaptiveLimiter limiter, int n, double lostShare, long rttMillis, long timeoutMillis) {
+    List<long[]> admitted = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int inFlight = limiter.tryAcquire();
+      if (inFlight > 0) {
+        admitted.add(new long[] {inFlight, limiter.epoch()});
+      }
+    }
+    for (int i = 0; i < admitted.size(); i++) {
+      long[] a = admitted.get(i);
+      boolean lost = Math.floor((i + 1) * lostShare) > Math.floor(i * lostShare);
+      limiter.releasePermit(lost ? Gate.TIMED_OUT : Gate.SUCCEEDED, (int) a[0], (int) a[1],
+          (lost ? timeoutMillis : rttMillis) * MS);
+    }
+  }
+
+  @Test
+  void moreTimeoutsThanUsualShrinkTheLimitWhileTheAnsweredAttemptsAreStillFast() {
+    // timeouts near the latency itself: half the attempts time out even below the knee
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(100)
+        .withMaxLimit(100));
+    for (int i = 0; i < 40; i++) {
+      mixedWave(limiter, 100, 0.5, 10, 20);
+    }
+    assertThat(limiter.limit()).isEqualTo(100); // the usual share of timeouts is no reason to shrink
+    // past the cliff: four in five time out, while those that answer are as fast as ever
+    for (int i = 0; i < 4 && limiter.limit() == 100; i++) {
+      mixedWave(limiter, 100, 0.8, 10, 20);
+    }
+    assertThat(limiter.limit()).isLessThan(100).isGreaterThanOrEqualTo(50);
+  }
+
+  @Test
+  void aRunOfDecreasesIsOneCongestionAndTheLimitProbesGentlyNearWhereItBegan() {
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(100)
+        .withMaxLimit(100));
+    for (int i = 0; i < 10; i++) {
+      wave(limiter, 100, Gate.SUCCEEDED, 20);
+    }
+    // congestion at 100: latency doubles, then the queue it built times out a whole window
+    for (int i = 0; i < 4 && limiter.limit() == 100; i++) {
+      wave(limiter, 100, Gate.SUCCEEDED, 40);
+    }
+    int afterLatency = limiter.limit();
+    assertThat(afterLatency).isLessThan(100);
+    for (int i = 0; i < 4 && limiter.limit() == afterLatency; i++) {
+      wave(limiter, limiter.limit(), Gate.TIMED_OUT, 60);
+    }
+    assertThat(limiter.limit()).isLessThan(afterLatency);
+    // latency is flat again: the limit climbs back quickly, and by one a window from 85% of where
+    // the congestion began (100), not from the lower limits the run of decreases passed through
+    double previous = limiter.exactLimit();
+    List<Double> steps = new ArrayList<>();
+    for (int i = 0; i < 400 && limiter.exactLimit() < 100; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 20);
+      double now = limiter.exactLimit();
+      if (now != previous) {
+        if (previous >= 85) {
+          steps.add(now - previous);
+        }
+        previous = now;
+      }
+    }
+    assertThat(limiter.limit()).isEqualTo(100);
+    assertThat(steps).hasSizeGreaterThan(5); // the last step is cut short by the maximum
+    assertThat(steps.subList(0, steps.size() - 1)).allSatisfy(step -> assertThat(step).isCloseTo(1.0, within(1e-9)));
+  }
+
+  @Test
+  void aSmallShareOfASharedDependencyDoesNotTakeTheOthersQueueingAsItsBaselineFromTwoSmallWindows() {
+    // one of ten clients of a dependency: a limit of 10, so windows of a few dozen attempts
+    AdaptiveLimiter limiter = (AdaptiveLimiter) Limiter.adaptive(AdaptiveConfig.DEFAULT.withInitialLimit(10)
+        .withMaxLimit(10));
+    for (int i = 0; i < 40; i++) {
+      wave(limiter, 10, Gate.SUCCEEDED, 20);
+    }
+    double baseline = limiter.baselineNanos();
+    // the others queue the dependency: latency doubles, and this client's decreases do not bring it down
+    int ended = 0;
+    while (ended < 200) {
+      int n = limiter.limit();
+      wave(limiter, n, Gate.SUCCEEDED, 40);
+      ended += n;
+    }
+    assertThat(limiter.baselineNanos()).isEqualTo(baseline);
+    assertThat(limiter.limit()).isLessThan(10);
+    // but a dependency that stays that slow over enough attempts is taken as slower for good
+    for (int i = 0; i < 400; i++) {
+      wave(limiter, limiter.limit(), Gate.SUCCEEDED, 40);
+    }
+    assertThat(limiter.baselineNanos()).isCloseTo(40.0 * MS, within(0.05 * 40 * MS));
+  }
+
   @Test
   void aBurstOfTimeoutsCostsOneDecreaseNotACollapseToTheMinimum() {
     AdaptiveLimiter limiter = knee(200);

@@ -43,7 +43,10 @@ class KneeBenchmarkTest {
     assertThat(KneeBenchmark.run(v, Contender.fixed(200), 1).goodput()).isLessThan(best.goodput() * 0.6);
   }
 
-  /** The figures docs/limiters.md quotes for the basic knee and the knee that moves (seed 1). */
+  /**
+   * The figures docs/limiters.md quotes for the basic knee, the knee that moves, short timeouts and
+   * many clients (seed 1).
+   */
   @Test
   void theDocumentedFiguresForQuellsAdaptiveLimitStillHold() {
     Variant knee = KneeBenchmark.variant("knee");
@@ -59,5 +62,19 @@ class KneeBenchmarkTest {
     Run moving = KneeBenchmark.run(moves, Contender.quellAdaptive(), 1);
     assertThat(moving.inBand()).isGreaterThanOrEqualTo(0.9);
     assertThat(moving.recoveryMillis()).isLessThanOrEqualTo(1000);
+
+    // short timeouts: a cliff past which almost everything times out, found from the share timing out
+    Variant cliff = KneeBenchmark.variant("timeout-short");
+    Run cliffBest = KneeBenchmark.bestFixed(cliff, 1);
+    Run cliffQuell = KneeBenchmark.run(cliff, Contender.quellAdaptive(), 1);
+    assertThat(cliffQuell.goodputShare(cliffBest)).isGreaterThanOrEqualTo(0.9);
+    assertThat(cliffQuell.inBand()).isGreaterThanOrEqualTo(0.85);
+
+    // ten clients, each with its own limit: the sum stays near the knee
+    Variant many = KneeBenchmark.variant("many-clients");
+    Run manyBest = KneeBenchmark.bestFixed(many, 1);
+    Run manyQuell = KneeBenchmark.run(many, Contender.quellAdaptive(), 1);
+    assertThat(manyQuell.goodputShare(manyBest)).isBetween(0.85, 0.92);
+    assertThat(manyQuell.inBand()).isGreaterThanOrEqualTo(0.95);
   }
 }
