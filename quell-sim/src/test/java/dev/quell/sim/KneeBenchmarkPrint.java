@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * Prints the adaptive-limit benchmark with every contender, Netflix's included, when asked:
  * {@code -Dquell.benchmark=all} (or variant names); {@code -Dquell.contenders=quell} runs Quell's
  * alone; {@code -Dquell.charts=docs/img} also draws the limit over time on the knee and the moving
- * knee as SVG charts there.
+ * knee as SVG charts there; {@code -Dquell.seed=N} runs another seed than the documented 1.
  */
 class KneeBenchmarkPrint {
   private static final String[] COLOURS = {"#1f77b4", "#7f7f7f", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e"};
@@ -31,10 +31,11 @@ class KneeBenchmarkPrint {
       contenders.addAll(NetflixContenders.all());
     }
     String charts = System.getProperty("quell.charts");
+    long seed = Long.getLong("quell.seed", 1);
     List<KneeBenchmark.Row> rows = new ArrayList<>();
     for (KneeBenchmark.Variant v : KneeBenchmark.variants()) {
       if ("all".equals(which) || List.of(which.split(",")).contains(v.name())) {
-        KneeBenchmark.Row row = KneeBenchmark.row(v, contenders, 1);
+        KneeBenchmark.Row row = KneeBenchmark.row(v, contenders, seed);
         rows.add(row);
         System.out.print(KneeBenchmark.table(List.of(row)));
         if (charts != null && (v.name().equals("knee") || v.name().equals("knee-moves"))) {
