@@ -16,7 +16,6 @@ import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.coroutines.coroutineContext
 import kotlin.coroutines.intrinsics.COROUTINE_SUSPENDED
-import kotlin.coroutines.intrinsics.startCoroutineUninterceptedOrReturn
 import kotlin.coroutines.resumeWithException
 import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.CoroutineScope
@@ -135,13 +134,6 @@ internal class SuspendCall<T>(
     get() = caller
 
   /**
-   * Whether this object has served as an attempt: the call is its own first [InlineAttempt] (one
-   * object per call, not two), and any later attempt run in place gets one of its own. Read and
-   * written only on the caller's thread while it starts the call.
-   */
-  private var ownUsed = false
-
-  /**
    * The caller's thread while it starts the call. A plain field: only that thread ever finds its
    * own thread here, and it reads its own writes; any other thread sees another thread or null.
    */
@@ -168,15 +160,18 @@ internal class SuspendCall<T>(
   @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
   override fun start(attempt: Attempt): CompletionStage<Any> {
     if (inline === Thread.currentThread()) {
-      val run = if (ownUsed) {
-        InlineAttempt<T>(caller)
-      } else {
-        ownUsed = true
-        this
-      }
+      // the call is its own first attempt (one object per call, not two) unless it has served as
+      // one: then it has ended (it is done) or it is still running (it is in the list)
+      val run = if (isDone || running != null) InlineAttempt<T>(caller) else this
       run.begin()
       val answer = try {
-        block.startCoroutineUninterceptedOrReturn(attempt, run)
+        // called as one suspend function calls another, with [run] as its continuation: the
+        // intrinsic (startCoroutineUninterceptedOrReturn) would wrap a block that is not a compiled
+        // suspend lambda (a function reference, a Java implementation) in a continuation of its own
+        // so that it could be intercepted, one more object per attempt; [run] needs no interception
+        // (it ends the attempt on whatever thread resumes it, as an awaited future's callback does),
+        // and a block's own suspend functions intercept their own continuations
+        (block as (Attempt, Continuation<T>) -> Any?)(attempt, run)
       } catch (t: Throwable) {
         run.started(suspended = false)
         run.ended(null, t) // the core judges it, a CancellationException included
@@ -273,10 +268,11 @@ internal open class InlineAttempt<T>(
   /** The caller's coroutine context. */
   @JvmField protected val caller: CoroutineContext,
 ) : CompletableFuture<T>(), Continuation<T>, CoroutineContext, DirectStage {
-  /** The thread starting the block, from [begin] until [started]; else null. Written with release stores only. */
-  @Volatile private var starting: Thread? = null
-  /** The attempt's [QuellContext], once read. */
-  @Volatile private var quell: QuellContext? = null
+  /**
+   * The thread starting the block, from [begin] until [started]; then the attempt's [QuellContext]
+   * if it was read, else null. Only the starting thread writes it while it holds a thread.
+   */
+  @Volatile private var starting: Any? = null
 
   /** Null, the driver's callback ([whenDone]) until it is told, then [TOLD]. */
   @Volatile private var callback: Any? = null
@@ -395,27 +391,30 @@ internal open class InlineAttempt<T>(
 
   /** The block returned from its start: with its value or failure, or [suspended]. */
   fun started(suspended: Boolean) {
-    if (suspended && quell == null) {
-      quell = QuellContext(ResilienceContext.current()) // suspended: it may be resumed and ask anywhere
+    if (starting is QuellContext) {
+      return // it was read while the block ran
     }
-    STARTING.lazySet(this, null)
+    if (suspended) {
+      starting = QuellContext(ResilienceContext.current()) // suspended: it may be resumed and ask anywhere
+    } else {
+      STARTING.lazySet(this, null)
+    }
   }
 
   private fun quellContext(): QuellContext? {
     while (true) {
-      val q = quell
-      if (q != null) {
-        return q
-      }
       val s = starting
+      if (s is QuellContext) {
+        return s
+      }
       if (s === Thread.currentThread()) {
         // the core has the attempt's own context current here (deadline at its end, the call's label)
         val made = QuellContext(ResilienceContext.current())
-        quell = made
+        starting = made
         return made
       }
-      if (s == null && quell == null) {
-        return caller[QuellContext] // the block ended without asking; the attempt is over
+      if (s == null) {
+        return caller[QuellContext] // the block ended without asking (or has not begun); the attempt is over
       }
       Thread.onSpinWait() // the starting thread is returning from the block and reads it now
     }
@@ -448,8 +447,8 @@ internal open class InlineAttempt<T>(
     private val CANCEL = Any()
     /** The driver's callback has been called. */
     private val TOLD = Any()
-    private val STARTING: AtomicReferenceFieldUpdater<InlineAttempt<*>, Thread?> =
-      AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Thread::class.java, "starting")
+    private val STARTING: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
+      AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "starting")
     private val CALLBACK: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
       AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "callback")
     private val JOB: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
