@@ -170,8 +170,10 @@ internal class SuspendCall<T>(
         // suspend lambda (a function reference, a Java implementation) in a continuation of its own
         // so that it could be intercepted, one more object per attempt; [run] needs no interception
         // (it ends the attempt on whatever thread resumes it, as an awaited future's callback does),
-        // and a block's own suspend functions intercept their own continuations
-        (block as (Attempt, Continuation<T>) -> Any?)(attempt, run)
+        // and a block's own suspend functions intercept their own continuations. (An explicit cast to
+        // the function type would check its arity through kotlin.jvm.internal.TypeIntrinsics on every
+        // call, a fifth of a success's time; the compiled form of a suspend function type is Function2.)
+        erased<Function2<Attempt, Continuation<T>, Any?>>(block).invoke(attempt, run)
       } catch (t: Throwable) {
         run.started(suspended = false)
         run.ended(null, t) // the core judges it, a CancellationException included
@@ -240,6 +242,10 @@ internal class SuspendCall<T>(
     }
   }
 }
+
+/** [x] as an [F], unchecked: the caller's JVM checkcast is the only check. */
+@Suppress("UNCHECKED_CAST")
+private fun <F> erased(x: Any): F = x as F
 
 /**
  * An attempt run on the caller's thread while it starts the call: [SuspendCall.block] started in
