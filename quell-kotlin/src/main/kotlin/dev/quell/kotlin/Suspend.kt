@@ -9,7 +9,6 @@ import dev.quell.internal.DirectStage
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater
 import java.util.function.BiFunction
 import kotlin.coroutines.Continuation
@@ -17,7 +16,6 @@ import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.coroutines.coroutineContext
 import kotlin.coroutines.intrinsics.COROUTINE_SUSPENDED
-import kotlin.coroutines.intrinsics.startCoroutineUninterceptedOrReturn
 import kotlin.coroutines.resumeWithException
 import kotlinx.coroutines.CompletableJob
 import kotlinx.coroutines.CoroutineScope
@@ -52,7 +50,7 @@ import kotlinx.coroutines.withContext
  * `DeadlineExceededException` at the deadline.
  */
 public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T): T {
-  val call = SuspendCall(this, coroutineContext, block)
+  val call = SuspendCall(coroutineContext, block)
   call.startInline()
   val result = try {
     executeAsync(call)
@@ -63,7 +61,7 @@ public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T):
     @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
     return result.join() as T // the call and all its attempts ended while it started: nothing to wait for
   }
-  return call.finish(result) // a tail call: the path above keeps no continuation of its own
+  return call.finish(this, result) // a tail call: the path above keeps no continuation of its own
 }
 
 /**
@@ -72,7 +70,7 @@ public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T):
  * [CancellationException] is rethrown, never swallowed.
  */
 public suspend fun <T : Any> Resilience.runSuspend(block: suspend (Attempt) -> T?): Outcome<T> {
-  val call = SuspendCall(this, coroutineContext, block)
+  val call = SuspendCall(coroutineContext, block)
   call.startInline()
   val result = try {
     runAsync(call)
@@ -84,7 +82,7 @@ public suspend fun <T : Any> Resilience.runSuspend(block: suspend (Attempt) -> T
     return outcomeOrThrow(result.join()) as Outcome<T>
   }
   @Suppress("UNCHECKED_CAST") // as above
-  return call.finishRun(result) as Outcome<T>
+  return call.finishRun(this, result) as Outcome<T>
 }
 
 /** The outcome of a call, unless it ended `CANCELLED`: that is the caller's cancellation, rethrown. */
@@ -128,11 +126,13 @@ internal suspend fun <V> CompletableFuture<V>.awaitOrDiscard(policy: Resilience,
  * [start] keeps no list and needs no wait.
  */
 internal class SuspendCall<T>(
-  private val policy: Resilience,
   /** The caller's coroutine context: its job is the parent of every attempt, its dispatcher theirs. */
-  override val coroutineContext: CoroutineContext,
+  caller: CoroutineContext,
   private val block: suspend (Attempt) -> T,
-) : Resilience.AsyncWork<Any>, CoroutineScope {
+) : InlineAttempt<T>(caller), Resilience.AsyncWork<Any>, CoroutineScope {
+  override val coroutineContext: CoroutineContext
+    get() = caller
+
   /**
    * The caller's thread while it starts the call. A plain field: only that thread ever finds its
    * own thread here, and it reads its own writes; any other thread sees another thread or null.
@@ -155,14 +155,25 @@ internal class SuspendCall<T>(
 
   /** True when [result] is complete with a value and no attempt may still be running. */
   fun endedWith(result: CompletableFuture<*>): Boolean =
-    result.isDone && running == null && !result.isCompletedExceptionally && !result.isCancelled
+    result.isDone && running == null && !result.isCompletedExceptionally
 
   @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
   override fun start(attempt: Attempt): CompletionStage<Any> {
     if (inline === Thread.currentThread()) {
-      val run = InlineAttempt<T>(coroutineContext)
+      // the call is its own first attempt (one object per call, not two) unless it has served as
+      // one: then it has ended (it is done) or it is still running (it is in the list)
+      val run = if (isDone || running != null) InlineAttempt<T>(caller) else this
+      run.begin()
       val answer = try {
-        block.startCoroutineUninterceptedOrReturn(attempt, run)
+        // called as one suspend function calls another, with [run] as its continuation: the
+        // intrinsic (startCoroutineUninterceptedOrReturn) would wrap a block that is not a compiled
+        // suspend lambda (a function reference, a Java implementation) in a continuation of its own
+        // so that it could be intercepted, one more object per attempt; [run] needs no interception
+        // (it ends the attempt on whatever thread resumes it, as an awaited future's callback does),
+        // and a block's own suspend functions intercept their own continuations. (An explicit cast to
+        // the function type would check its arity through kotlin.jvm.internal.TypeIntrinsics on every
+        // call, a fifth of a success's time; the compiled form of a suspend function type is Function2.)
+        erased<Function2<Attempt, Continuation<T>, Any?>>(block).invoke(attempt, run)
       } catch (t: Throwable) {
         run.started(suspended = false)
         run.ended(null, t) // the core judges it, a CancellationException included
@@ -199,7 +210,7 @@ internal class SuspendCall<T>(
   }
 
   /** Waits for the call's value as [awaitOrDiscard] does, then for every attempt still running. */
-  suspend fun finish(result: CompletableFuture<Any>): T {
+  suspend fun finish(policy: Resilience, result: CompletableFuture<Any>): T {
     try {
       @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
       return result.awaitOrDiscard(policy) { it } as T
@@ -209,7 +220,7 @@ internal class SuspendCall<T>(
   }
 
   /** As [finish], for [runSuspend]'s outcome. */
-  suspend fun finishRun(result: CompletableFuture<Outcome<Any>>): Outcome<Any> {
+  suspend fun finishRun(policy: Resilience, result: CompletableFuture<Outcome<Any>>): Outcome<Any> {
     val outcome = try {
       result.awaitOrDiscard(policy) { it.value() }
     } finally {
@@ -231,6 +242,10 @@ internal class SuspendCall<T>(
     }
   }
 }
+
+/** [x] as an [F], unchecked: the caller's JVM checkcast is the only check. */
+@Suppress("UNCHECKED_CAST")
+private fun <F> erased(x: Any): F = x as F
 
 /**
  * An attempt run on the caller's thread while it starts the call: [SuspendCall.block] started in
@@ -255,18 +270,19 @@ internal class SuspendCall<T>(
  * the block has ended, so that a value that still arrives reaches the core, which hands it to the
  * policy's discard hook.
  */
-internal class InlineAttempt<T>(
-  private val caller: CoroutineContext,
+internal open class InlineAttempt<T>(
+  /** The caller's coroutine context. */
+  @JvmField protected val caller: CoroutineContext,
 ) : CompletableFuture<T>(), Continuation<T>, CoroutineContext, DirectStage {
-  /** The thread starting the block, until [started]; then null. */
-  @Volatile private var starting: Thread? = Thread.currentThread()
-  /** The attempt's [QuellContext], once read. */
-  @Volatile private var quell: QuellContext? = null
+  /**
+   * The thread starting the block, from [begin] until [started]; then the attempt's [QuellContext]
+   * if it was read, else null. Only the starting thread writes it while it holds a thread.
+   */
+  @Volatile private var starting: Any? = null
 
-  /** SIGNALLED and REGISTERED bits ([ended], [whenDone]): whoever adds the second one tells the driver. */
-  @Volatile private var phase = 0
-  private var callback: BiFunction<Any?, Throwable?, *>? = null
-  /** The block's failure, once it ended with one (written before [phase] says so). */
+  /** Null, the driver's callback ([whenDone]) until it is told, then [TOLD]. */
+  @Volatile private var callback: Any? = null
+  /** The block's failure, once it ended with one (written before the future completes). */
   private var endFailure: Throwable? = null
 
   /** Null, the attempt's [CompletableJob], or [CANCEL] (cancelled before any job was made). */
@@ -277,18 +293,21 @@ internal class InlineAttempt<T>(
   override val context: CoroutineContext
     get() = this
 
-  /** The block ended (returned, threw, or resumed this continuation). */
+  /** The block is about to start on this thread. */
+  fun begin() {
+    STARTING.lazySet(this, Thread.currentThread())
+  }
+
+  /**
+   * The block ended (returned, threw, or resumed this continuation).
+   *
+   * Completing the future is the one atomic step (nothing else completes it: the core's `cancel`
+   * is overridden). A thread that makes the job, or registers the driver's callback, at the same
+   * time writes its field and then reads [isDone]; this one completes the future and then reads
+   * their fields; both are volatile, so at least one of the two sees the other, and each side's
+   * step is safe to take twice (completing a job) or guarded to happen once (telling the driver).
+   */
   fun ended(value: T?, failure: Throwable?) {
-    while (true) {
-      val j = job
-      if (j is CompletableJob) {
-        j.complete() // (a cancelled job stays cancelled)
-        break
-      }
-      if (JOB.compareAndSet(this, j, ENDED)) {
-        break // a job asked for from now on is made already complete
-      }
-    }
     if (failure != null) {
       endFailure = failure
       completeExceptionally(failure)
@@ -296,7 +315,11 @@ internal class InlineAttempt<T>(
       @Suppress("UNCHECKED_CAST") // a null value is the core's null
       complete(value as T)
     }
-    if (PHASE.getAndAdd(this, SIGNALLED) and REGISTERED != 0) {
+    val j = job
+    if (j is CompletableJob) {
+      j.complete() // (a cancelled job stays cancelled)
+    }
+    if (callback != null) {
       tell()
     }
   }
@@ -307,17 +330,21 @@ internal class InlineAttempt<T>(
    */
   override fun whenDone(callback: BiFunction<Any?, Throwable?, *>) {
     this.callback = callback
-    if (PHASE.getAndAdd(this, REGISTERED) and SIGNALLED != 0) {
+    if (isDone) {
       tell()
     }
   }
 
+  /** Calls the driver's callback, once: whoever swaps it for [TOLD] calls it. */
   private fun tell() {
-    val cb = callback ?: return
-    callback = null
+    val cb = callback
+    if (cb == null || cb === TOLD || !CALLBACK.compareAndSet(this, cb, TOLD)) {
+      return
+    }
     val failure = endFailure
+    @Suppress("UNCHECKED_CAST") // only whenDone stores anything but TOLD
     // (a failure is kept rather than read from the future, which would throw a new exception)
-    cb.apply(if (failure == null) getNow(null) else null, failure)
+    (cb as BiFunction<Any?, Throwable?, *>).apply(if (failure == null) getNow(null) else null, failure)
   }
 
   override fun resumeWith(result: Result<T>) {
@@ -339,7 +366,7 @@ internal class InlineAttempt<T>(
       val j = job
       when {
         j is Job -> j.cancel()
-        j === ENDED -> return false
+        isDone -> return false
         j !== CANCEL && !JOB.compareAndSet(this, null, CANCEL) -> continue
       }
       return true
@@ -352,11 +379,15 @@ internal class InlineAttempt<T>(
       if (j is Job) {
         return j
       }
+      val over = isDone
       // after the block's end, a job that is already over: nothing is left to cancel or to wait for
-      val made = if (j === ENDED) Job().also { it.complete() } else Job(caller[Job])
+      val made = if (over) Job().also { it.complete() } else Job(caller[Job])
       if (JOB.compareAndSet(this, j, made)) {
         if (j === CANCEL) {
           made.cancel()
+        }
+        if (!over && isDone) {
+          made.complete() // the block ended meanwhile, perhaps before it could see this job (see ended)
         }
         return made
       }
@@ -366,27 +397,30 @@ internal class InlineAttempt<T>(
 
   /** The block returned from its start: with its value or failure, or [suspended]. */
   fun started(suspended: Boolean) {
-    if (suspended && quell == null) {
-      quell = QuellContext(ResilienceContext.current()) // suspended: it may be resumed and ask anywhere
+    if (starting is QuellContext) {
+      return // it was read while the block ran
     }
-    starting = null
+    if (suspended) {
+      starting = QuellContext(ResilienceContext.current()) // suspended: it may be resumed and ask anywhere
+    } else {
+      STARTING.lazySet(this, null)
+    }
   }
 
   private fun quellContext(): QuellContext? {
     while (true) {
-      val q = quell
-      if (q != null) {
-        return q
-      }
       val s = starting
+      if (s is QuellContext) {
+        return s
+      }
       if (s === Thread.currentThread()) {
         // the core has the attempt's own context current here (deadline at its end, the call's label)
         val made = QuellContext(ResilienceContext.current())
-        quell = made
+        starting = made
         return made
       }
-      if (s == null && quell == null) {
-        return caller[QuellContext] // the block ended without asking; the attempt is over
+      if (s == null) {
+        return caller[QuellContext] // the block ended without asking (or has not begun); the attempt is over
       }
       Thread.onSpinWait() // the starting thread is returning from the block and reads it now
     }
@@ -417,12 +451,12 @@ internal class InlineAttempt<T>(
   private companion object {
     /** The core cancelled the attempt before anyone asked for its job. */
     private val CANCEL = Any()
-    /** The block has ended. */
-    private val ENDED = Any()
-    private const val SIGNALLED = 1
-    private const val REGISTERED = 2
-    private val PHASE: AtomicIntegerFieldUpdater<InlineAttempt<*>> =
-      AtomicIntegerFieldUpdater.newUpdater(InlineAttempt::class.java, "phase")
+    /** The driver's callback has been called. */
+    private val TOLD = Any()
+    private val STARTING: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
+      AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "starting")
+    private val CALLBACK: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
+      AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "callback")
     private val JOB: AtomicReferenceFieldUpdater<InlineAttempt<*>, Any?> =
       AtomicReferenceFieldUpdater.newUpdater(InlineAttempt::class.java, Any::class.java, "job")
     private val WHOLE: AtomicReferenceFieldUpdater<InlineAttempt<*>, CoroutineContext?> =

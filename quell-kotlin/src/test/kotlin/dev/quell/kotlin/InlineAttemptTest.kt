@@ -101,4 +101,43 @@ class InlineAttemptTest {
     assertThat(blockEnded.get()).`as`("the attempt ended before runSuspend returned").isTrue()
     assertThat(currentTime).isEqualTo(1000)
   }
+
+  @Test
+  fun aJobAskedForAfterTheBlockEndedIsAlreadyOver() = runTest {
+    val caller = coroutineContext[Job]!!
+    var leaked: kotlin.coroutines.CoroutineContext? = null
+    // the real clock: the core's first-attempt lane, where the call is its own attempt and answers at once
+    val value = Resilience.DEFAULT.executeSuspend {
+      leaked = currentCoroutineContext() // the block keeps its context but never asks for its job
+      "ok"
+    }
+    assertThat(value).isEqualTo("ok")
+    val job = leaked!![Job]!!
+    assertThat(job).isNotSameAs(caller)
+    assertThat(job.isCompleted).`as`("made after the block's end: nothing left to wait for").isTrue()
+    assertThat(caller.children.toList()).doesNotContain(job)
+  }
+
+  @Test
+  fun aRetryInPlaceRunsInAnAttemptOfItsOwnAndEachKeepsItsContext() = runTest {
+    val contexts = ArrayList<kotlin.coroutines.CoroutineContext>()
+    val seen = ArrayList<ResilienceContext>()
+    val p = policy().withAttemptTimeout(800.milliseconds)
+    val value = p.executeSuspend { attempt ->
+      contexts.add(currentCoroutineContext())
+      seen.add(currentResilienceContext()) // read while the attempt runs: kept with its context
+      if (attempt.number() == 1) {
+        throw java.io.IOException("first attempt fails")
+      }
+      attempt.number()
+    }
+    assertThat(value).isEqualTo(2)
+    assertThat(contexts).hasSize(2)
+    assertThat(contexts[0]).isNotSameAs(contexts[1])
+    assertThat(contexts[0][Job]).isNotSameAs(contexts[1][Job])
+    assertThat(contexts[0][Job]!!.isCompleted).isTrue()
+    assertThat(contexts[1][Job]!!.isCompleted).isTrue()
+    assertThat(contexts[0][QuellContext]!!.context).`as`("the first attempt's own, asked again after the call").isSameAs(seen[0])
+    assertThat(contexts[1][QuellContext]!!.context).isSameAs(seen[1])
+  }
 }
