@@ -196,6 +196,7 @@ class TokenBucketTest {
   @Test
   void aPolicysReadingOfTheBucketsOwnClockIsUsedAndAnotherClocksIsNot() {
     TokenBucket bucket = (TokenBucket) drained(RetryBudget.of(0.1, 10, clock)); // 10 a second, none now
+    assertThat(bucket.wouldFund(Criticality.CRITICAL)).as("empty, and no time has passed").isFalse();
     ManualClock other = new ManualClock();
     long inOneSecond = clock.nanoTime() + Duration.ofSeconds(1).toNanos();
     // a reading of another clock says nothing about this bucket's time: it reads its own (no time passed)
