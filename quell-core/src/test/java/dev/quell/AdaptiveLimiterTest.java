@@ -415,8 +415,8 @@ class AdaptiveLimiterTest {
   @Test
   void inconsistentLimitsAreRejectedWhenTheLimiterIsBuiltWhateverTheOrderOfTheSettings() {
     AdaptiveConfig raisedFloor = AdaptiveConfig.loss().withMaxLimit(10); // fine so far: initial and min are 20
-    ResilienceConfigurationException e = catchThrowableOfType(() -> Limiter.adaptive(raisedFloor),
-        ResilienceConfigurationException.class);
+    ResilienceConfigurationException e = catchThrowableOfType(ResilienceConfigurationException.class,
+        () -> Limiter.adaptive(raisedFloor));
     assertThat(e.problems()).containsExactly(
         "adaptive minLimit was 20: must not be above maxLimit (10)",
         "adaptive initialLimit was 20: must be in [minLimit, maxLimit] = [20, 10]");

@@ -139,7 +139,7 @@ class ConcurrentBudgetTest {
     assertThatThrownBy(() -> RetryBudget.concurrent(20, 3)).hasMessageContaining("0.2 means 20%");
     assertThatThrownBy(() -> RetryBudget.concurrent(0.2, -1)).hasMessageContaining("concurrent budget minimum was -1");
     ResilienceConfigurationException both = catchThrowableOfType(
-        () -> RetryBudget.concurrent(Double.NEGATIVE_INFINITY, Integer.MAX_VALUE), ResilienceConfigurationException.class);
+        ResilienceConfigurationException.class, () -> RetryBudget.concurrent(Double.NEGATIVE_INFINITY, Integer.MAX_VALUE));
     assertThat(both.problems()).hasSize(2);
   }
 

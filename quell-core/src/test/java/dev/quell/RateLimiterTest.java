@@ -269,7 +269,7 @@ class RateLimiterTest {
     assertThatThrownBy(() -> Limiter.rate(10, 1, Duration.ZERO, nullTime()))
         .hasMessageContaining("rate limiter timeSource was null");
     ResilienceConfigurationException all = catchThrowableOfType(
-        () -> Limiter.rate(Double.NaN, 0, Duration.ofSeconds(-1), nullTime()), ResilienceConfigurationException.class);
+        ResilienceConfigurationException.class, () -> Limiter.rate(Double.NaN, 0, Duration.ofSeconds(-1), nullTime()));
     assertThat(all.problems()).hasSize(4);
   }
 

@@ -63,7 +63,7 @@ class InlineAttemptTest {
     }
     assertThat(value).isEqualTo("v")
     assertThat(attemptJob!!.isCompleted).isTrue()
-    assertThat(attemptJob!!.isCancelled).isFalse()
+    assertThat(attemptJob.isCancelled).isFalse()
     assertThat(caller.children.toList()).doesNotContain(attemptJob)
   }
 

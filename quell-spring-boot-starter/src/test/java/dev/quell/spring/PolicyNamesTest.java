@@ -113,8 +113,7 @@ class PolicyNamesTest {
       assertThat(anonymous).as("series with an anonymous name or an empty policy tag").isEmpty();
 
       // the endpoint and health say the same names
-      @SuppressWarnings("unchecked")
-      Map<String, Object> endpoint = (Map<String, Object>) new QuellEndpoint(policies.registry()).policy("hosty");
+      Map<String, Object> endpoint = new QuellEndpoint(policies.registry()).policy("hosty");
       assertThat(endpoint).extractingByKey("budget").asString().contains("name=hosty,");
       assertThat(endpoint).extractingByKey("limiters").asString()
           .contains("name=hosty.rate-limit, kind=rate", "name=hosty.concurrency-limit, kind=concurrency", "name=hosty, kind=adaptive",

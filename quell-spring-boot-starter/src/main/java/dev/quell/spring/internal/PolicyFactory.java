@@ -393,9 +393,9 @@ final class PolicyFactory {
       return rules.otherwise(presetClassifier);
     }
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings("unchecked") // an array of a generic type can only be made raw
     private Class<? extends Throwable>[] array(List<Class<? extends Throwable>> types) {
-      return types.toArray(new Class[0]);
+      return types.toArray((Class<? extends Throwable>[]) new Class<?>[0]);
     }
 
     // backoff -----------------------------------------------------------------------------------------
@@ -1015,7 +1015,6 @@ final class PolicyFactory {
     }
   }
 
-  @SafeVarargs
   private static List<Leaf<?>> nonNull(@Nullable Leaf<?>... leaves) {
     List<Leaf<?>> out = new ArrayList<>();
     for (Leaf<?> l : leaves) {
