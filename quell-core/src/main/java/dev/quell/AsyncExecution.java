@@ -144,17 +144,8 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     CompletableFuture<T> stage;
     CompletionStage<T> origin;
     try {
-      CompletionStage<T> started = work.start(new Attempt(1, timeout, left, false, Criticality.CRITICAL));
-      if (started == null) {
-        stage = CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"));
-        origin = stage;
-      } else {
-        origin = started;
-        stage = futureOf(started);
-      }
-    } catch (Throwable t) {
-      stage = CompletableFuture.failedFuture(t);
-      origin = stage;
+      origin = begun(work, new Attempt(1, timeout, left, false, Criticality.CRITICAL));
+      stage = futureOf(origin);
     } finally {
       ambient.pop(frame);
     }
@@ -247,18 +238,9 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     // arrives then goes to the discard hook instead of being dropped with the copy
     CompletionStage<T> origin;
     try {
-      CompletionStage<T> started = work.start(new Attempt(attempt.number, timeout, remaining(start),
-          attempt.kind == AttemptRecord.HEDGE, criticality));
-      if (started == null) {
-        stage = CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"));
-        origin = stage;
-      } else {
-        origin = started;
-        stage = futureOf(started);
-      }
-    } catch (Throwable t) {
-      stage = CompletableFuture.failedFuture(t);
-      origin = stage;
+      origin = begun(work, new Attempt(attempt.number, timeout, remaining(start), attempt.kind == AttemptRecord.HEDGE,
+          criticality));
+      stage = futureOf(origin);
     } finally {
       ambient.pop(frame);
     }
@@ -305,12 +287,30 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     }
   }
 
-  /** The future Quell cancels for a stage: the stage itself when it is one; a copy when it cannot be had. */
+  /**
+   * Starts the work for {@code a}: the stage it returned, or a failed one when it threw or returned
+   * null (never null). Both drivers' lanes start every attempt through here.
+   */
+  private static <T> CompletionStage<T> begun(Resilience.AsyncWork<T> work, Attempt a) {
+    try {
+      CompletionStage<T> started = work.start(a);
+      return started != null ? started
+          : CompletableFuture.failedFuture(new NullPointerException("async work returned a null stage"));
+    } catch (Throwable t) {
+      return CompletableFuture.failedFuture(t);
+    }
+  }
+
+  /**
+   * The future Quell cancels for a stage: the stage itself when it is one; a fresh one when it
+   * cannot be had (the spec allows {@code toCompletableFuture} to refuse; one that throws anything
+   * else is taken the same way): nothing to cancel, and the origin still reports the attempt's end.
+   */
   private static <T> CompletableFuture<T> futureOf(CompletionStage<T> started) {
     try {
       return started.toCompletableFuture();
-    } catch (UnsupportedOperationException e) {
-      return new CompletableFuture<>(); // (the spec allows it): nothing to cancel; the origin still reports
+    } catch (RuntimeException e) {
+      return new CompletableFuture<>();
     }
   }
 
