@@ -70,7 +70,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     start(ambient.insideRetryingCall());
   }
 
-  /** The call of a first attempt that {@link #firstInPlace} started at {@code start} before the call existed. */
+  /** The call of attempts that {@link #firstInPlace} (or the loop it hands over to) started before the call existed. */
   private AsyncExecution(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle, long start) {
     this.work = work;
     this.realClock = true;
@@ -116,70 +116,145 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   /**
    * The first attempt of a call that nothing observes, on the real clock, with no gate for first
    * attempts, no ambient context and no drain (the conditions of the synchronous plainest lane),
-   * started before any call state exists. When its stage has answered by the time the work returns
-   * it (a cached or fail-fast answer, a {@code Mono} that completes as it is subscribed to) and the
+   * started before any call state exists. As in that lane, the thread's fast watchdog slot times
+   * the attempt while the work's {@code start} runs and is the frame its nested calls see (its end,
+   * no label), so a first attempt reads no clock unless it is not OK, and the work is told the
+   * policy's own first {@link Attempt}. When its stage has answered by the time the work returns it
+   * (a cached or fail-fast answer, a {@code Mono} that completes as it is subscribed to) and the
    * answer is OK, the call is over: the core's decision for an OK verdict is applied
    * ({@link Decide#accounted}) and the caller gets a completed future; no call, record or timer is
-   * made. Any other first attempt — it failed, was not OK, or has not answered — is handed to a call
-   * of its own ({@link Call#adoptFirst}), and the core decides from there as for any attempt.
+   * made. An answer that is not OK goes on in place ({@link RetryLoop}) while the retries answer in
+   * place too; a first attempt still running is handed to a call of its own ({@link Call#adoptFirst}),
+   * and the core decides from there as for any attempt.
    *
-   * <p>An attempt that answered inside {@code start} is judged on its elapsed time, as the
-   * synchronous lanes judge theirs: a value is used even if it came at the timeout; a failure at or
-   * past the timeout is the attempt's timeout. The nested calls it makes see the same context a
-   * started attempt publishes (its end, no label), and the caller's future behaves as the call's own
-   * would: a completed future ignores cancel and complete, as a call's completed future does.
+   * <p>An attempt that answered inside {@code start} is judged as the synchronous lanes judge theirs:
+   * a value is used even if it came at the timeout; a failure after the slot timed the attempt out is
+   * the attempt's timeout. The caller's future behaves as the call's own would: a completed future
+   * ignores cancel and complete, as a call's completed future does.
    */
   private static <T> CompletableFuture<?> firstInPlace(Resilience policy, Resilience.AsyncWork<T> work,
       boolean outcomeStyle, Ambient ambient) {
-    TimeSource time = SystemTime.INSTANCE;
-    long start = time.nanoTime();
-    long left = Decide.remaining(policy.deadlineNanos, start, start);
+    long left = Decide.remaining(policy.deadlineNanos, 0, 0);
     if (Decide.mayStart(false, left) != null) {
       return outcomeStyle ? Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome)
           : Objects.requireNonNull(new AsyncExecution<>(policy, work, false).result); // the core ends it
     }
-    long timeout = Decide.attemptTimeout(policy.attemptCeilingNanos(start), left);
-    boolean retries = policy.attempts() > 1;
-    Ambient.Frame frame = ambient.pushAttempt(start + timeout, timeout == Long.MAX_VALUE ? null : time, null, retries);
+    long timeout = policy.firstAttemptTimeoutNanos;
+    long start = outcomeStyle ? System.nanoTime() : 0; // an outcome tells its elapsed time exactly
+    Watchdog.Slot slot = ambient.armFast(timeout, policy.attempts() > 1);
     CompletableFuture<T> stage;
     CompletionStage<T> origin;
     try {
-      origin = begun(work, new Attempt(1, timeout, left, false, Criticality.CRITICAL));
+      origin = begun(work, policy.firstAttempt);
       stage = futureOf(origin);
-    } finally {
-      ambient.pop(frame);
+    } catch (Error e) {
+      slot.disarm();
+      throw e;
     }
-    if (stage.isDone() && !stage.isCompletedExceptionally()) {
-      Object value = stage.getNow(null); // (completed normally: this throws nothing)
-      Verdict verdict = Call.classify(policy.classifier(), value, null);
-      long end = outcomeStyle ? time.nanoTime() : start; // (a success measures nothing here but the outcome's elapsed)
-      if (verdict.kind() == Verdict.Kind.OK) {
-        // the core's decision for an OK verdict: no gate holds anything of it; credit, measure, stop
-        Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
-        if (!outcomeStyle) {
-          return CompletableFuture.completedFuture(value);
-        }
-        Outcome<Object> ended = new Outcome<>(value, true, null, StopReason.SUCCEEDED, 1, Math.max(0, end - start),
-            Decide.retryAfter(-1, verdict));
-        CompletableFuture<Outcome<Object>> answered = CompletableFuture.completedFuture(ended);
-        tellReceiver(work, ended, Math.max(0, end - start));
-        return answered;
+    if (!stage.isDone()) {
+      // still running: a call of its own hears it from here, as it hears any attempt it started
+      slot.disarm();
+      if (!outcomeStyle) {
+        start = slot.startEstimate(System.nanoTime()); // as the plainest lane: the watchdog's first sighting of it
       }
-      // a value the classifier does not take: the core decides what follows, with the verdict reached
       AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
       AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
-      first.settle(); // it has ended: nothing else may settle it (a new record: this always wins)
-      call.attemptEnded(first, value, null, false, false, verdict);
+      first.target = call;
+      call.watch(first, stage, origin, false);
       return call.callersFuture();
     }
-    // still running, or failed: a call of its own hears it from here, as it hears any attempt it
-    // started (a failure is told by the stage's callback, at once, and judged there on its elapsed
-    // time; reading it from the future would cost an exception with a stack trace)
-    AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
-    AttemptRecord first = call.adoptFirst(start, timeout, policy.gates.length, null);
-    first.target = call;
-    call.watch(first, stage, origin, false);
+    Object value = null;
+    Throwable failure = null;
+    if (stage.isCompletedExceptionally()) {
+      failure = failureOf(origin);
+    } else {
+      value = stage.getNow(null); // (completed normally: this throws nothing)
+    }
+    boolean timedOut = slot.disarm() && failure != null; // a value is used even if it came at the timeout
+    Verdict verdict = null;
+    if (failure == null) {
+      verdict = Call.classify(policy.classifier(), value, null);
+      if (verdict.kind() == Verdict.Kind.OK) {
+        // the core's decision for an OK verdict: no gate holds anything of it; credit, measure, stop
+        long end = outcomeStyle ? System.nanoTime() : 0; // (nothing measures a value's time here)
+        Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
+        return answered(policy, work, outcomeStyle, stage, value, verdict, 1, end - start);
+      }
+    }
+    long end = System.nanoTime();
+    if (!outcomeStyle) {
+      start = slot.startEstimate(end);
+    }
+    AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
+    r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
+    return RetryLoop.async(policy, work, outcomeStyle, ambient, start, end, timeout, r, value, failure, timedOut,
+        verdict, stage);
+  }
+
+  /**
+   * The caller's future for a call that ended with an OK value answered in place by {@code stage}:
+   * the stage itself when it is one of Quell's own modules' ({@link DirectStage}: it holds that value
+   * and is nobody else's), otherwise a completed future; for the outcome style, a completed outcome,
+   * also handed to work that wants it.
+   */
+  static CompletableFuture<?> answered(Resilience policy, Resilience.AsyncWork<?> work, boolean outcomeStyle,
+      CompletableFuture<?> stage, @Nullable Object value, Verdict verdict, int attempts, long elapsedNanos) {
+    if (!outcomeStyle) {
+      return stage instanceof DirectStage ? stage : CompletableFuture.completedFuture(value);
+    }
+    long elapsed = Math.max(0, elapsedNanos);
+    Outcome<Object> ended = new Outcome<>(value, true, null, StopReason.SUCCEEDED, attempts, elapsed,
+        Decide.retryAfter(-1, verdict));
+    CompletableFuture<Outcome<Object>> answered = CompletableFuture.completedFuture(ended);
+    tellReceiver(work, ended, elapsed);
+    return answered;
+  }
+
+  /** A call the in-place loop stopped ({@link Call#resumeStopped}): ended as any call is, after its pause. */
+  static CompletableFuture<?> stopped(Resilience policy, Resilience.AsyncWork<?> work, boolean outcomeStyle,
+      long start, int attempts, @Nullable Object result, @Nullable Throwable failure, @Nullable Verdict verdict,
+      StopReason reason, long now, long gateRetryAfterNanos, long pause) {
+    AsyncExecution<?> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
+    call.resumeStopped(attempts, result, failure, verdict, reason, now, gateRetryAfterNanos, pause);
     return call.callersFuture();
+  }
+
+  /** A call the in-place loop must wait in before its next retry ({@link Call#resumeWaiting}). */
+  static CompletableFuture<?> waiting(Resilience policy, Resilience.AsyncWork<?> work, boolean outcomeStyle,
+      long start, int attempts, @Nullable Object result, @Nullable Throwable failure, Verdict verdict, long delay) {
+    AsyncExecution<?> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
+    call.resumeWaiting(attempts, result, failure, verdict, delay);
+    return call.callersFuture();
+  }
+
+  /** A call the in-place loop hands its retry to, still running on {@code stage} ({@link Call#adoptRetry}). */
+  @SuppressWarnings("unchecked") // the stage of this work's own attempt
+  static <T> CompletableFuture<?> adoptRetry(Resilience policy, Resilience.AsyncWork<T> work, boolean outcomeStyle,
+      long start, int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure, Verdict verdict,
+      long attemptStart, long timeout, int admitted, CompletableFuture<?> stage, CompletionStage<?> origin) {
+    AsyncExecution<T> call = new AsyncExecution<>(policy, work, outcomeStyle, start);
+    AttemptRecord retry = call.adoptRetry(attemptsSoFar, result, failure, verdict, attemptStart, timeout, admitted);
+    retry.target = call;
+    call.watch(retry, (CompletableFuture<T>) stage, (CompletionStage<T>) origin, false);
+    return call.callersFuture();
+  }
+
+  /**
+   * The failure a stage that answered inside {@code start} failed with, as its own callback would
+   * be told it (never a new exception read from the future, which would carry a stack trace): from
+   * a {@link DirectStage} as it keeps it; from any other through a dependent stage, which runs at once.
+   */
+  static Throwable failureOf(CompletionStage<?> origin) {
+    Throwable told;
+    if (origin instanceof DirectStage) {
+      told = ((DirectStage) origin).failure();
+    } else {
+      @Nullable Throwable[] handled = new Throwable[1];
+      origin.handle((v, f) -> handled[0] = f);
+      told = handled[0];
+    }
+    Throwable failure = unwrap(told);
+    return failure != null ? failure : new IllegalStateException("a failed stage told no failure");
   }
 
   private CompletableFuture<?> callersFuture() {
@@ -291,7 +366,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
    * Starts the work for {@code a}: the stage it returned, or a failed one when it threw or returned
    * null (never null). Both drivers' lanes start every attempt through here.
    */
-  private static <T> CompletionStage<T> begun(Resilience.AsyncWork<T> work, Attempt a) {
+  static <T> CompletionStage<T> begun(Resilience.AsyncWork<T> work, Attempt a) {
     try {
       CompletionStage<T> started = work.start(a);
       return started != null ? started
@@ -306,7 +381,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
    * cannot be had (the spec allows {@code toCompletableFuture} to refuse; one that throws anything
    * else is taken the same way): nothing to cancel, and the origin still reports the attempt's end.
    */
-  private static <T> CompletableFuture<T> futureOf(CompletionStage<T> started) {
+  static <T> CompletableFuture<T> futureOf(CompletionStage<T> started) {
     try {
       return started.toCompletableFuture();
     } catch (RuntimeException e) {

@@ -263,25 +263,57 @@ class Call {
     synchronized (this) {
       budget.callStarted();
       phase = RUNNING;
-      AttemptRecord r = newRecord(AttemptRecord.FIRST, attemptStart);
-      r.admitted = admitted;
-      if (marks != null && r.marks != null) {
-        System.arraycopy(marks, 0, r.marks, 0, Math.min(marks.length, r.marks.length));
-      }
-      r.timeoutNanos = timeoutNanos;
-      r.state = AttemptRecord.RUNNING;
-      r.number = ++attempts;
-      inFlight++;
-      if (observed) {
-        event(ResilienceEvent.Type.ATTEMPT_STARTED, attemptStart, r.number, r, 0); // the lane ran it unobserved
-      }
-      return r;
+      return adoptLocked(AttemptRecord.FIRST, attemptStart, timeoutNanos, admitted, marks);
     }
   }
 
   /**
+   * Takes over, with its retry still running, a call that the asynchronous in-place lane carried
+   * this far ({@code RetryLoop}): attempts {@code 1..attemptsSoFar} have ended (the last with
+   * {@code result}, {@code failure}, {@code verdict}) and no gate holds anything of them; the retry
+   * started at {@code attemptStart}, admitted by {@code admitted} gates. The core hears its end as
+   * it hears any attempt's.
+   */
+  AttemptRecord adoptRetry(int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure, Verdict verdict,
+      long attemptStart, long timeoutNanos, int admitted) {
+    synchronized (this) {
+      budget.callStarted();
+      resumed(attemptsSoFar, result, failure, verdict);
+      phase = RUNNING;
+      Draining.watch(this);
+      return adoptLocked(AttemptRecord.RETRY, attemptStart, timeoutNanos, admitted, null);
+    }
+  }
+
+  private AttemptRecord adoptLocked(int kind, long attemptStart, long timeoutNanos, int admitted,
+      long @Nullable [] marks) {
+    AttemptRecord r = newRecord(kind, attemptStart);
+    r.admitted = admitted;
+    if (marks != null && r.marks != null) {
+      System.arraycopy(marks, 0, r.marks, 0, Math.min(marks.length, r.marks.length));
+    }
+    r.timeoutNanos = timeoutNanos;
+    r.state = AttemptRecord.RUNNING;
+    r.number = ++attempts;
+    inFlight++;
+    if (observed) {
+      event(ResilienceEvent.Type.ATTEMPT_STARTED, attemptStart, r.number, r, 0); // the lane ran it unobserved
+    }
+    return r;
+  }
+
+  /** What a call taken over from a fast lane knows of the attempts that lane ran (all ended). */
+  private void resumed(int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure, Verdict verdict) {
+    attempts = attemptsSoFar;
+    lastResult = result;
+    lastFailure = failure;
+    lastHasValue = failure == null;
+    lastVerdict = verdict;
+  }
+
+  /**
    * Takes over, at the wait before its next retry, a call that the synchronous fast lanes carried
-   * this far ({@code SyncExecution.retryHere}): its attempts have all ended and no gate holds
+   * this far ({@code RetryLoop}): its attempts have all ended and no gate holds
    * anything of them. The core waits {@code delay} (cut short by a drain's grace, as any wait) and
    * admits the retry as after any backoff.
    */
@@ -290,16 +322,36 @@ class Call {
     Effect batch;
     synchronized (this) {
       budget.callStarted();
-      attempts = attemptsSoFar;
-      lastResult = result;
-      lastFailure = failure;
-      lastHasValue = failure == null;
-      lastVerdict = verdict;
+      resumed(attemptsSoFar, result, failure, verdict);
       pendingKind = AttemptRecord.RETRY;
       phase = WAITING;
       wakeFor = WAKE_ADMIT;
       Draining.watch(this);
       outbox(FX_WAKE, null, delay, ++wakeToken);
+      batch = claimOutbox();
+    }
+    deliverClaimed(batch);
+  }
+
+  /**
+   * Takes over, to end it, a call that a fast lane carried this far and that its loop has stopped
+   * with {@code reason} at {@code now}: the driver ends it as it ends any call, after {@code pause}
+   * (the guarded pause after a refusal, whose gate expects to admit again after
+   * {@code gateRetryAfterNanos}). For the ends a lane does not finish itself.
+   */
+  void resumeStopped(int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure,
+      @Nullable Verdict verdict, StopReason reason, long now, long gateRetryAfterNanos, long pause) {
+    Effect batch;
+    synchronized (this) {
+      budget.callStarted();
+      attempts = attemptsSoFar;
+      lastResult = result;
+      lastFailure = failure;
+      lastHasValue = failure == null;
+      lastVerdict = verdict;
+      phase = RUNNING;
+      refusalRetryAfterNanos = gateRetryAfterNanos;
+      stop(reason, now, pause);
       batch = claimOutbox();
     }
     deliverClaimed(batch);

@@ -92,6 +92,12 @@ public final class Resilience {
   final long attemptTimeoutNanos;
   /** The first attempt's timeout: min(attempt timeout, deadline); Long.MAX_VALUE for none. */
   final long firstAttemptTimeoutNanos;
+  /**
+   * What the work of a first attempt started at the call's start is told, when no context sets its
+   * criticality and the attempt ceiling is fixed (the asynchronous in-place lane): the same for
+   * every call, and immutable, so one instance serves them all.
+   */
+  final Attempt firstAttempt;
   private final RetryBudget liveBudget;
   /** Listeners that take event objects. */
   final List<ResilienceListener> eventListeners;
@@ -169,6 +175,7 @@ public final class Resilience {
     this.deadlineNanos = limitNanos(deadline);
     this.attemptTimeoutNanos = limitNanos(attemptTimeout);
     this.firstAttemptTimeoutNanos = Math.min(deadlineNanos, attemptTimeoutNanos);
+    this.firstAttempt = firstAttempt(deadlineNanos, attemptTimeoutNanos);
     this.liveBudget = resolveBudget(budget, attempts, name, timeSource);
     List<ResilienceListener> plain = new ArrayList<>();
     List<CallObserver> fast = new ArrayList<>();
@@ -241,6 +248,12 @@ public final class Resilience {
    * The timeout of an attempt starting at {@code now}: the configured one, tightened to the measured
    * ceiling once the window holds enough samples. Long.MAX_VALUE for none.
    */
+  /** The {@link #firstAttempt}: number 1, the whole deadline left, a timeout from the fixed ceiling. */
+  private static Attempt firstAttempt(long deadlineNanos, long attemptTimeoutNanos) {
+    long left = Decide.remaining(deadlineNanos, 0, 0);
+    return new Attempt(1, Decide.attemptTimeout(attemptTimeoutNanos, left), left, false, Criticality.CRITICAL);
+  }
+
   long attemptCeilingNanos(long now) {
     LatencyHistogram h = latencies;
     if (measuredTiming == null || h == null) {
@@ -388,6 +401,7 @@ public final class Resilience {
     this.deadlineNanos = base.deadlineNanos;
     this.attemptTimeoutNanos = base.attemptTimeoutNanos;
     this.firstAttemptTimeoutNanos = base.firstAttemptTimeoutNanos;
+    this.firstAttempt = base.firstAttempt;
     this.liveBudget = base.liveBudget; // a first attempt is never charged; its success still deposits
     this.eventListeners = base.eventListeners;
     this.observers = base.observers;
@@ -843,6 +857,7 @@ public final class Resilience {
     this.deadlineNanos = base.deadlineNanos;
     this.attemptTimeoutNanos = base.attemptTimeoutNanos;
     this.firstAttemptTimeoutNanos = base.firstAttemptTimeoutNanos;
+    this.firstAttempt = base.firstAttempt;
     this.liveBudget = base.liveBudget;
     this.eventListeners = base.eventListeners;
     CallObserver[] o = Arrays.copyOf(base.observers, base.observers.length + 1);

@@ -202,8 +202,8 @@ final class SyncExecution implements Call.Driver {
       long start = slot.startEstimate(end);
       AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
       r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
-      return retryHere(policy, callable, ambient, start, end, policy.firstAttemptTimeoutNanos, r, result, failure,
-          timedOut, verdict);
+      return RetryLoop.sync(policy, callable, ambient, start, end, policy.firstAttemptTimeoutNanos, r,
+          result, failure, timedOut, verdict);
     }
     if (callable != null && ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
       if (policy.timedFastPath) {
@@ -308,7 +308,8 @@ final class SyncExecution implements Call.Driver {
       end = System.nanoTime(); // (read only now: a success needed no end time)
     }
     if (!observed) {
-      return retryHere(policy, callable, ambient, start, end, timeout, r, result, failure, timedOut, verdict);
+      return RetryLoop.sync(policy, callable, ambient, start, end, timeout, r, result, failure, timedOut,
+          verdict);
     }
     return adopt(policy, callable, ambient, start, timeout, r.admitted, r.marks, result, failure, timedOut, verdict);
   }
@@ -361,142 +362,8 @@ final class SyncExecution implements Call.Driver {
     }
   }
 
-  /**
-   * The rest of a call whose first attempt a fast lane ran and that did not come back OK, when only
-   * the caller's thread can reach the call: nothing observes it, it does not hedge, the clock is
-   * real and no gate makes an attempt wait (the plainest lane, and the timed lane without
-   * observers). It goes on here, its state in locals, each step decided by the core's own functions
-   * ({@link Decide}) in the order {@link Call} takes them: judge the attempt, give back its gates,
-   * account it, decide, draw the wait, ask the gates for the retry, run it. It allocates nothing
-   * unless it ends with Quell's own exception (an attempt's timeout builds its exception too).
-   *
-   * <p>A retry that must wait first is handed to a call of its own ({@link #waitInCall}): waits are
-   * the core's, which a drain's grace cuts short. {@code r} is this thread's fast record, holding
-   * the first attempt's gates; the gates keep nothing of it, so each retry reuses it.
-   */
-  private static <T> @Nullable T retryHere(Resilience policy, Callable<T> callable, Ambient ambient, long start,
-      long firstEnd, long timeout, AttemptRecord r, @Nullable Object result, @Nullable Throwable failure,
-      boolean timedOut, @Nullable Verdict known) throws Exception {
-    Gate[] gates = policy.gates;
-    int budgetGate = policy.budgetGateIndex;
-    RetryBudget budget = policy.budget();
-    long deadline = policy.deadlineNanos;
-    int attempts = 1;
-    long attemptStart = start;
-    long attemptTimeout = timeout;
-    Object kept = null; // the last attempt's value, until a later one supersedes it
-    boolean keptValue = false;
-    Verdict verdict = known;
-    long now = firstEnd;
-    boolean read = true; // whether now is this attempt's end, read from the clock
-    while (true) {
-      if (timedOut) {
-        failure = new AttemptTimeoutException(Duration.ofNanos(attemptTimeout));
-        result = null;
-      }
-      if (keptValue && kept != null && kept != result) {
-        policy.discardUnseen(kept); // superseded by this attempt: nobody will see it
-      }
-      kept = result;
-      keptValue = failure == null;
-      if (!timedOut && failure != null && isCancelled(failure)) {
-        now = read ? now : System.nanoTime();
-        Decide.release(gates, budgetGate, r, Gate.CANCELLED, now);
-        return endHere(policy, StopReason.CANCELLED, start, now, attempts, result, failure, null, -1, 0);
-      }
-      if (verdict == null) {
-        verdict = Call.classify(policy.classifier(), result, failure);
-      }
-      Verdict.Kind kind = verdict.kind();
-      if (!read) {
-        // as in the timed lane, a success that nothing measures is released at its start: no clock read
-        now = kind == Verdict.Kind.OK && !policy.fastEndTime ? attemptStart : System.nanoTime();
-        read = true;
-      }
-      Decide.release(gates, budgetGate, r, Decide.howEnded(kind, timedOut), now);
-      Decide.accounted(policy, budget, kind, now - attemptStart, now);
-      long left = Decide.remaining(deadline, start, now);
-      long plan = Decide.afterAttempt(kind, false, Draining.isDraining(), left, attempts, policy.attempts(), false);
-      if (!Decide.stops(plan)) {
-        plan = Decide.afterWait(Decide.backoffNanos(policy.backoff(), policy.backoffMaxNanos, attempts, verdict,
-            policy.timeSource().random(), policy), left);
-      }
-      if (Decide.stops(plan)) {
-        return endHere(policy, Decide.reason(plan), start, now, attempts, result, failure, verdict, -1, 0);
-      }
-      r.reset(0, AttemptRecord.RETRY, Criticality.CRITICAL, now, policy.markSlots);
-      r.timeoutNanos = left;
-      if (!budget.wouldFundAt(Criticality.CRITICAL, now, SystemTime.INSTANCE)) {
-        // known before the wait: the first gate in order that refuses is the one reported
-        int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, now);
-        Decide.release(gates, budgetGate, r, Gate.NOT_STARTED, now);
-        if (refusedBy != Decide.ADMITTED) {
-          StopReason reason = gates[refusedBy].refusal();
-          return endHere(policy, reason, start, now, attempts, result, failure, verdict, r.retryAfterNanos,
-              Decide.refusalPause(reason, left));
-        }
-        r.reset(0, AttemptRecord.RETRY, Criticality.CRITICAL, now, policy.markSlots);
-        r.timeoutNanos = left;
-      }
-      if (plan > 0) {
-        return waitInCall(policy, callable, ambient, start, attempts, result, failure, verdict, plan);
-      }
-      // admitted now, as after any wait: the gates in order, the budget last
-      StopReason cannot = Decide.mayStart(Draining.isDraining(), left);
-      if (cannot != null) {
-        return endHere(policy, cannot, start, now, attempts, result, failure, verdict, -1, 0);
-      }
-      int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_ADMIT, now);
-      if (refusedBy != Decide.ADMITTED) {
-        Decide.release(gates, budgetGate, r, Gate.NOT_STARTED, now);
-        StopReason reason = gates[refusedBy].refusal();
-        return endHere(policy, reason, start, now, attempts, result, failure, verdict, r.retryAfterNanos,
-            Decide.refusalPause(reason, left));
-      }
-      attempts++;
-      r.number = attempts;
-      attemptStart = now;
-      attemptTimeout = Decide.attemptTimeout(policy.attemptCeilingNanos(now), left);
-      Watchdog.Slot slot = ambient.armFast(attemptTimeout, true);
-      result = null;
-      failure = null;
-      try {
-        result = callable.call();
-      } catch (Throwable t) {
-        failure = t;
-      }
-      timedOut = slot.disarm() && failure != null;
-      verdict = null;
-      read = false;
-    }
-  }
-
-  /** A call carried by {@link #retryHere} ends: the guarded pause, then its value or its exception ({@link Decide#failure}). */
-  @SuppressWarnings("unchecked")
-  private static <T> @Nullable T endHere(Resilience policy, StopReason reason, long start, long end, int attempts,
-      @Nullable Object result, @Nullable Throwable failure, @Nullable Verdict verdict, long gateRetryAfter, long pause)
-      throws Exception {
-    boolean interrupted = false;
-    if (pause > 0) {
-      try {
-        SystemTime.INSTANCE.sleep(pause);
-      } catch (InterruptedException e) {
-        interrupted = true; // the pause is cut short, and the flag kept
-      }
-    }
-    Throwable thrown = Decide.failure(reason, policy, policy.budget(), attempts, policy.deadlineNanos, end - start,
-        failure == null, failure, verdict, gateRetryAfter, true);
-    if (interrupted || reason == StopReason.CANCELLED) {
-      Thread.currentThread().interrupt(); // interrupts stop the call and keep the flag
-    }
-    if (thrown == null) {
-      return (T) result;
-    }
-    return rethrow(thrown);
-  }
-
-  /** A call carried by {@link #retryHere} must wait before its next retry: the core takes it over, waits and goes on. */
-  private static <T> @Nullable T waitInCall(Resilience policy, Callable<T> callable, Ambient ambient, long start,
+  /** A call carried by {@link RetryLoop} must wait before its next retry: the core takes it over, waits and goes on. */
+  static <T> @Nullable T waitInCall(Resilience policy, Callable<T> callable, Ambient ambient, long start,
       int attempts, @Nullable Object result, @Nullable Throwable failure, Verdict verdict, long delay)
       throws Exception {
     SyncExecution driver = new SyncExecution(Thread.currentThread());
@@ -859,7 +726,7 @@ final class SyncExecution implements Call.Driver {
    * an interrupt's own exception, was cancelled, not failed. An {@code InterruptedIOException}
    * without the flag is a client's own timeout: a failure like any other.
    */
-  private static boolean isCancelled(Throwable failure) {
+  static boolean isCancelled(Throwable failure) {
     boolean interrupted = Thread.currentThread().isInterrupted();
     return interrupted || Call.isCancellation(failure, false);
   }
@@ -877,7 +744,7 @@ final class SyncExecution implements Call.Driver {
   }
 
   /** Throws a stopped call's failure as the throw style does. */
-  private static <T> T rethrow(Throwable failure) throws Exception {
+  static <T> T rethrow(Throwable failure) throws Exception {
     if (failure instanceof Error) {
       throw (Error) failure;
     }

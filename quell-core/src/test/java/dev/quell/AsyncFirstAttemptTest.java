@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The asynchronous driver's first attempt in place ({@code AsyncExecution.firstInPlace}): a first
  * attempt whose stage has answered OK when the work returns it ends the call with no call state,
- * no record and no timer; any other first attempt is handed to a call of its own, which decides
- * from there as the core decides for any attempt. Real clock (the lane's only clock): the waits
+ * no record and no timer; one that answered otherwise goes on in place ({@code RetryLoop}) while
+ * its retries answer in place too; a first attempt still running is handed to a call of its own,
+ * which decides from there as the core decides for any attempt. Real clock (the lane's only clock): the waits
  * here are the attempts' own, with no threshold on how long anything took.
  */
 class AsyncFirstAttemptTest {
@@ -165,11 +166,19 @@ class AsyncFirstAttemptTest {
   @Test
   void aFailureAnsweredInsideStartAtOrPastTheTimeoutIsTheAttemptsTimeout() throws Exception {
     Resilience policy = POLICY.withAttempts(1).withAttemptTimeout(Duration.ofMillis(1));
+    AtomicInteger interrupted = new AtomicInteger();
     Outcome<String> o = policy.runAsync(a -> {
-      spinFor(Duration.ofMillis(3)); // start itself ran past the timeout: no timer was armed to see it
+      // start itself runs past the timeout: the thread's watchdog slot times it, as it times a
+      // synchronous attempt, and interrupts the work
+      while (!Thread.currentThread().isInterrupted()) {
+        LockSupport.parkNanos(100_000);
+      }
+      interrupted.incrementAndGet();
       return CompletableFuture.<String>failedFuture(FAILURE);
     }).get(10, TimeUnit.SECONDS);
     assertThat(o.failure()).containsInstanceOf(AttemptTimeoutException.class);
+    assertThat(interrupted).hasValue(1);
+    assertThat(Thread.currentThread().isInterrupted()).as("the watchdog's interrupt was taken back").isFalse();
   }
 
   @Test
@@ -277,6 +286,166 @@ class AsyncFirstAttemptTest {
     })), 0);
     assertThat(call.get(10, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)).isEqualTo("v");
     assertThat(onTimer.get(10, TimeUnit.SECONDS)).as("the work ran on the shared timer thread").isFalse();
+  }
+
+  // ---------------------------------------------------------------- the retries in place (RetryLoop)
+
+  @Test
+  void aRetryThatAnswersInPlaceEndsTheCallWithNoCallState() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    List<Attempt> seen = new CopyOnWriteArrayList<>();
+    CompletableFuture<String> value = POLICY.executeAsync(a -> {
+      seen.add(a);
+      return calls.incrementAndGet() == 1 ? CompletableFuture.failedFuture(FAILURE)
+          : CompletableFuture.completedFuture("second");
+    });
+    assertThat(value).isCompletedWithValue("second");
+    assertThat(value).isNotInstanceOf(AsyncExecution.Result.class); // no call was set up
+    assertThat(seen).extracting(Attempt::number).containsExactly(1, 2);
+    assertThat(seen.get(1).isRetry()).isTrue();
+    assertThat(seen.get(1).remaining()).isPositive().isLessThanOrEqualTo(seen.get(0).remaining());
+  }
+
+  @Test
+  void aRetryStillRunningWhenStartReturnsIsAdoptedByACallThatHearsItsEnd() throws Exception {
+    CompletableFuture<String> second = new CompletableFuture<>();
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<Outcome<String>> outcome = POLICY.runAsync(
+        a -> calls.incrementAndGet() == 1 ? CompletableFuture.failedFuture(FAILURE) : second);
+    assertThat(outcome).isInstanceOf(AsyncExecution.Result.class).isNotDone();
+    CompletableFuture.runAsync(() -> second.complete("late"));
+    Outcome<String> o = outcome.get(10, TimeUnit.SECONDS);
+    assertThat(o.value()).isEqualTo("late");
+    assertThat(o.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryStillRunningIsTimedOutByItsCallAndTheNextOneRuns() throws Exception {
+    Resilience policy = POLICY.withAttempts(3).withAttemptTimeout(Duration.ofMillis(20));
+    CompletableFuture<String> hangs = new CompletableFuture<>();
+    AtomicInteger calls = new AtomicInteger();
+    Outcome<String> o = policy.runAsync(a -> {
+      int n = calls.incrementAndGet();
+      return n == 1 ? CompletableFuture.failedFuture(FAILURE) : n == 2 ? hangs : CompletableFuture.completedFuture("third");
+    }).get(10, TimeUnit.SECONDS);
+    assertThat(o.value()).isEqualTo("third");
+    assertThat(o.attempts()).isEqualTo(3);
+    assertThat(hangs).isCancelled();
+  }
+
+  @Test
+  void aRetryThatMustWaitIsHandedToACallThatWaitsThenRetries() throws Exception {
+    Resilience policy = POLICY.withBackoff(Backoff.constant(Duration.ofMillis(5)));
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<String> value = policy.executeAsync(a -> calls.incrementAndGet() == 1
+        ? CompletableFuture.failedFuture(FAILURE) : CompletableFuture.completedFuture("after the wait"));
+    assertThat(value).isInstanceOf(AsyncExecution.Result.class);
+    assertThat(value.get(10, TimeUnit.SECONDS)).isEqualTo("after the wait");
+    assertThat(calls).hasValue(2);
+  }
+
+  @Test
+  void aRetryTheBudgetRefusesEndsTheCallRefusedWithTheLastFailureAsCause() throws Exception {
+    RetryBudget budget = RetryBudget.of(0.1, 0); // no floor: only successes would refill it
+    while (budget.trySpend()) {
+      // drained: the first retry is refused
+    }
+    Resilience policy = Resilience.DEFAULT.withName("in-place-refused").withBackoff(Backoff.NONE)
+        .withBudget(budget);
+    Outcome<String> o = policy.runAsync(a -> CompletableFuture.<String>failedFuture(FAILURE))
+        .get(10, TimeUnit.SECONDS);
+    assertThat(o.stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+    assertThat(o.attempts()).isEqualTo(1);
+    assertThat(o.failure()).containsInstanceOf(CallRejectedException.class);
+    assertThat(o.failure().orElseThrow()).hasCause(FAILURE);
+  }
+
+  @Test
+  void attemptsRunOutInPlaceWithTheLastFailureUnchanged() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<String> value = POLICY.withAttempts(4).executeAsync(a -> {
+      calls.incrementAndGet();
+      return CompletableFuture.failedFuture(FAILURE);
+    });
+    assertThatThrownBy(() -> value.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .cause().isSameAs(FAILURE);
+    assertThat(calls).hasValue(4);
+  }
+
+  @Test
+  void aValueSupersededByALaterAttemptGoesToTheDiscardHookOnce() throws Exception {
+    List<Object> discarded = new CopyOnWriteArrayList<>();
+    Resilience policy = POLICY.withDiscard(discarded::add)
+        .withClassifier((result, failure) -> result instanceof String && ((String) result).startsWith("retry me")
+            ? Verdict.TRANSIENT : Classifier.DEFAULT.classify(result, failure));
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<String> value = policy.executeAsync(a -> {
+      int n = calls.incrementAndGet();
+      return CompletableFuture.completedFuture(n < 3 ? "retry me " + n : "fine");
+    });
+    assertThat(value.get(10, TimeUnit.SECONDS)).isEqualTo("fine");
+    assertThat(discarded).containsExactly("retry me 1", "retry me 2");
+  }
+
+  @Test
+  void aCancellationAnsweredByARetryEndsTheCallCancelled() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    Outcome<String> o = POLICY.runAsync(a -> calls.incrementAndGet() == 1
+        ? CompletableFuture.<String>failedFuture(FAILURE)
+        : CompletableFuture.<String>failedFuture(new CancellationException("gone"))).get(10, TimeUnit.SECONDS);
+    assertThat(o.stopReason()).isEqualTo(StopReason.CANCELLED);
+    assertThat(o.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryThatThrowsFromStartIsAFailedAttemptAndIsRetried() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<String> value = POLICY.withAttempts(3).executeAsync(a -> {
+      if (calls.incrementAndGet() < 3) {
+        throw new java.io.UncheckedIOException(new IOException("boom " + a.number()));
+      }
+      return CompletableFuture.completedFuture("third");
+    });
+    assertThat(value.get(10, TimeUnit.SECONDS)).isEqualTo("third");
+  }
+
+  @Test
+  void manyCallersFailingOnceAgainstOneBudgetAreAccountedExactly() throws Exception {
+    // every call fails once in place and is retried in place: the budget is charged once per call,
+    // and credited once per success, from every thread at once; with no floor, a charge missed or
+    // made twice would leave the full bucket off its capacity by a whole token per call
+    RetryBudget budget = new TokenBucket("in-place-many", 1.0, 0, 1_000, TimeSource.system());
+    Resilience policy = Resilience.DEFAULT.withName("in-place-many").withBackoff(Backoff.NONE).withBudget(budget);
+    int threads = 4;
+    int calls = 5_000;
+    AtomicInteger values = new AtomicInteger();
+    AtomicInteger attempts = new AtomicInteger();
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Void>> workers = new java.util.ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      workers.add(CompletableFuture.runAsync(() -> {
+        await(go);
+        for (int i = 0; i < calls; i++) {
+          boolean[] failed = new boolean[1];
+          String v = policy.<String>executeAsync(a -> {
+            attempts.incrementAndGet();
+            if (!failed[0]) {
+              failed[0] = true;
+              return CompletableFuture.failedFuture(FAILURE);
+            }
+            return CompletableFuture.completedFuture("ok");
+          }).join();
+          if ("ok".equals(v)) {
+            values.incrementAndGet();
+          }
+        }
+      }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+    }
+    go.countDown();
+    CompletableFuture.allOf(workers.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+    assertThat(values).hasValue(threads * calls);
+    assertThat(attempts).hasValue(2 * threads * calls);
+    assertThat(budget.tokens()).isEqualTo(budget.capacity());
   }
 
   private static void spinFor(Duration d) {

@@ -351,6 +351,9 @@ internal open class InlineAttempt<T>(
     ended(result.getOrNull(), result.exceptionOrNull())
   }
 
+  /** The failure the block ended with (kept, so the driver need not read it from the future). */
+  override fun failure(): Throwable? = endFailure
+
   /** Suspends until the block has ended, whatever it ended with. */
   suspend fun awaitEnd() {
     if (isDone) {
