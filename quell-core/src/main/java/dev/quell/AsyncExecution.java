@@ -1,6 +1,7 @@
 package dev.quell;
 
 import dev.quell.internal.DirectStage;
+import dev.quell.internal.InPlaceWork;
 import dev.quell.internal.OutcomeReceiver;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -151,7 +152,8 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       slot.disarm();
       throw e;
     }
-    if (!stage.isDone()) {
+    boolean inPlace = origin == InPlaceWork.ANSWERED;
+    if (!inPlace && !stage.isDone()) {
       // still running: a call of its own hears it from here, as it hears any attempt it started
       slot.disarm();
       if (!outcomeStyle) {
@@ -163,13 +165,8 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       call.watch(first, stage, origin, false);
       return call.callersFuture();
     }
-    Object value = null;
-    Throwable failure = null;
-    if (stage.isCompletedExceptionally()) {
-      failure = failureOf(origin);
-    } else {
-      value = stage.getNow(null); // (completed normally: this throws nothing)
-    }
+    Throwable failure = inPlace ? answerFailure(work) : stage.isCompletedExceptionally() ? failureOf(origin) : null;
+    Object value = failure != null ? null : inPlace ? ((InPlaceWork) work).answerValue() : stage.getNow(null);
     boolean timedOut = slot.disarm() && failure != null; // a value is used even if it came at the timeout
     Verdict verdict = null;
     if (failure == null) {
@@ -200,7 +197,8 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   static CompletableFuture<?> answered(Resilience policy, Resilience.AsyncWork<?> work, boolean outcomeStyle,
       CompletableFuture<?> stage, @Nullable Object value, Verdict verdict, int attempts, long elapsedNanos) {
     if (!outcomeStyle) {
-      return stage instanceof DirectStage ? stage : CompletableFuture.completedFuture(value);
+      return stage == InPlaceWork.ANSWERED || stage instanceof DirectStage ? stage
+          : CompletableFuture.completedFuture(value);
     }
     long elapsed = Math.max(0, elapsedNanos);
     Outcome<Object> ended = new Outcome<>(value, true, null, StopReason.SUCCEEDED, attempts, elapsed,
@@ -237,6 +235,11 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     retry.target = call;
     call.watch(retry, (CompletableFuture<T>) stage, (CompletionStage<T>) origin, false);
     return call.callersFuture();
+  }
+
+  /** The failure of an attempt that answered in place without a stage ({@link InPlaceWork}), or null for a value. */
+  static @Nullable Throwable answerFailure(Resilience.AsyncWork<?> work) {
+    return unwrap(((InPlaceWork) work).answerFailure());
   }
 
   /**
@@ -318,6 +321,12 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       stage = futureOf(origin);
     } finally {
       ambient.pop(frame);
+    }
+    if (origin == InPlaceWork.ANSWERED) {
+      // it answered while it started, with no stage: heard at once, as a stage done by then is
+      Throwable failure = answerFailure(work);
+      attemptCompleted(attempt, failure != null ? null : ((InPlaceWork) work).answerValue(), failure);
+      return;
     }
     watch(attempt, stage, origin, confined);
   }

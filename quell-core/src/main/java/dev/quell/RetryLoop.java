@@ -1,5 +1,6 @@
 package dev.quell;
 
+import dev.quell.internal.InPlaceWork;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -19,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * gates, account it, decide, draw the wait, ask the gates for the retry, run it. Each attempt is
  * timed, and is its nested calls' frame, by the thread's fast watchdog slot. The loop allocates
  * nothing unless the call ends with Quell's own exception (an attempt's timeout builds its
- * exception too); an asynchronous attempt also gets its {@link Attempt}.
+ * exception too); an asynchronous attempt also gets its {@link Attempt}, and a stage unless its
+ * work answers in place without one ({@link InPlaceWork}).
  *
  * <p>What the loop does not carry itself, it hands to a call of its own, which goes on from there
  * as the core goes on from any such point: a retry that must wait first ({@link Call#resumeWaiting}:
@@ -120,8 +122,9 @@ final class RetryLoop {
       }
       r.reset(0, AttemptRecord.RETRY, Criticality.CRITICAL, now, policy.markSlots);
       r.timeoutNanos = left;
-      if (!budget.wouldFundAt(Criticality.CRITICAL, now, SystemTime.INSTANCE)) {
-        // known before the wait: the first gate in order that refuses is the one reported
+      if (plan > 0 && !budget.wouldFundAt(Criticality.CRITICAL, now, SystemTime.INSTANCE)) {
+        // known before the wait: the first gate in order that refuses is the one reported (with no
+        // wait, the admission below asks the same gates in the same order at the same instant)
         int refusedBy = Decide.walk(gates, budgetGate, r, 0, Decide.WALK_PROBE, now);
         Decide.release(gates, budgetGate, r, Gate.NOT_STARTED, now);
         if (refusedBy != Decide.ADMITTED) {
@@ -172,18 +175,16 @@ final class RetryLoop {
           slot.disarm();
           throw e;
         }
-        if (!stage.isDone()) {
+        boolean inPlace = origin == InPlaceWork.ANSWERED;
+        if (!inPlace && !stage.isDone()) {
           slot.disarm(); // still running: its call times it from here, and hears its end
           return AsyncExecution.adoptRetry(policy, w, outcomeStyle, start, attempts - 1, result, failure, verdict,
               attemptStart, attemptTimeout, r.admitted, stage, origin);
         }
-        result = null;
-        failure = null;
-        if (stage.isCompletedExceptionally()) {
-          failure = AsyncExecution.failureOf(origin);
-        } else {
-          result = stage.getNow(null); // (completed normally: this throws nothing)
-        }
+        failure = inPlace ? AsyncExecution.answerFailure(w)
+            : stage.isCompletedExceptionally() ? AsyncExecution.failureOf(origin) : null;
+        // (a stage completed normally: getNow throws nothing)
+        result = failure != null ? null : inPlace ? ((InPlaceWork) w).answerValue() : stage.getNow(null);
       }
       timedOut = slot.disarm() && failure != null;
       verdict = null;

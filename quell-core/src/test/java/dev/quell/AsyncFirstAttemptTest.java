@@ -448,6 +448,75 @@ class AsyncFirstAttemptTest {
     assertThat(budget.tokens()).isEqualTo(budget.capacity());
   }
 
+  // ---------------------------------------------------------------- answers with no stage (InPlaceWork)
+
+  /** Work that answers each attempt in place with no stage, from a script of answers. */
+  private static final class Answering implements Resilience.AsyncWork<String>, dev.quell.internal.InPlaceWork {
+    private final Object[] script;
+    private int next;
+    private Object answer;
+
+    Answering(Object... script) {
+      this.script = script;
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<String> start(Attempt attempt) {
+      answer = script[next++];
+      return answer instanceof java.util.concurrent.CompletionStage ? castStage(answer) : castStage(ANSWERED);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static java.util.concurrent.CompletionStage<String> castStage(Object stage) {
+      return (java.util.concurrent.CompletionStage<String>) stage;
+    }
+
+    @Override
+    public Object answerValue() {
+      return answer;
+    }
+
+    @Override
+    public Throwable answerFailure() {
+      return answer instanceof Throwable ? (Throwable) answer : null;
+    }
+  }
+
+  @Test
+  void aValueAnsweredWithNoStageEndsTheCallOnTheMarkerTheWorkReadsItsValueFrom() {
+    Answering work = new Answering("v");
+    CompletableFuture<String> value = POLICY.executeAsync(work);
+    assertThat((Object) value).isSameAs(dev.quell.internal.InPlaceWork.ANSWERED);
+    assertThat(work.answerValue()).isEqualTo("v");
+    assertThat(dev.quell.internal.InPlaceWork.ANSWERED.complete("x")).isFalse();
+    assertThat(dev.quell.internal.InPlaceWork.ANSWERED.cancel(true)).isFalse();
+    assertThat(dev.quell.internal.InPlaceWork.ANSWERED).isNotDone();
+  }
+
+  @Test
+  void aFailureAnsweredWithNoStageIsRetriedInPlaceAndTheOutcomeStyleGetsAnOutcome() throws Exception {
+    Outcome<String> o = POLICY.runAsync(new Answering(FAILURE, "second")).get(10, TimeUnit.SECONDS);
+    assertThat(o.value()).isEqualTo("second");
+    assertThat(o.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void answersWithNoStageReachACallToo() throws Exception {
+    // observed: no lane; the call starts each attempt and hears an answer given in place at once
+    List<ResilienceEvent.Type> events = new CopyOnWriteArrayList<>();
+    Resilience policy = POLICY.withListener(e -> events.add(e.type()));
+    CompletableFuture<String> value = policy.executeAsync(new Answering(FAILURE, "second"));
+    assertThat(value.get(10, TimeUnit.SECONDS)).isEqualTo("second");
+    assertThat(events).containsSubsequence(ResilienceEvent.Type.ATTEMPT_ENDED, ResilienceEvent.Type.ATTEMPT_STARTED,
+        ResilienceEvent.Type.ATTEMPT_ENDED, ResilienceEvent.Type.SUCCEEDED);
+    // and a retry still running after answers in place is the call's to hear
+    CompletableFuture<String> third = new CompletableFuture<>();
+    CompletableFuture<String> later = POLICY.withAttempts(3).executeAsync(new Answering(FAILURE, FAILURE, third));
+    assertThat(later).isNotDone();
+    third.complete("third");
+    assertThat(later.get(10, TimeUnit.SECONDS)).isEqualTo("third");
+  }
+
   private static void spinFor(Duration d) {
     long end = System.nanoTime() + d.toNanos();
     while (System.nanoTime() - end < 0) {

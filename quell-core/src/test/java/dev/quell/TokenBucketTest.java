@@ -50,6 +50,20 @@ class TokenBucketTest {
   }
 
   @Test
+  void aFullSpellIsNeverBankedBeyondAThousandthOfAToken() {
+    RetryBudget budget = RetryBudget.of(0.1, 1, clock); // 1 token a second: a thousandth is 1 ms
+    clock.advance(Duration.ofHours(1));
+    assertThat(budget.tokens()).isEqualTo(10.0); // read while full: the hour is not banked
+    clock.advance(Duration.ofNanos(999_999)); // under a thousandth's worth: the full reading moves nothing
+    assertThat(budget.tokens()).isEqualTo(10.0);
+    assertThat(budget.trySpend()).isTrue();
+    // the spend found that sliver of the full spell uncredited: at most a thousandth of a token comes back
+    assertThat(budget.tokens()).isGreaterThanOrEqualTo(9.0).isLessThanOrEqualTo(9.001);
+    clock.advance(Duration.ofMillis(500));
+    assertThat(budget.tokens()).isCloseTo(9.5, within(0.001 + 1e-6)); // the floor refills from the spend on
+  }
+
+  @Test
   void refillIsNotLostInSubMicroTokenSteps() {
     RetryBudget budget = drained(RetryBudget.of(0.1, 3, clock));
     // 3 tokens/s = 3 micro-tokens per microsecond: many tiny steps must add up like one big one

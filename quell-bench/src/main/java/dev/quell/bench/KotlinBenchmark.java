@@ -101,6 +101,23 @@ public class KotlinBenchmark {
     throw (E) t;
   }
 
+  /**
+   * The continuation of a caller that is itself compiled suspend code, for the rows without a
+   * bridge: the block never suspends, so neither does the call, which returns its value (or throws)
+   * straight back and never resumes this.
+   */
+  static final Continuation<Object> CALLER = new Continuation<>() {
+    @Override
+    public kotlin.coroutines.CoroutineContext getContext() {
+      return EmptyCoroutineContext.INSTANCE;
+    }
+
+    @Override
+    public void resumeWith(Object result) {
+      throw new IllegalStateException("the call suspended: the row measures something else than it says");
+    }
+  };
+
   private static <T> T block(Function2<CoroutineScope, Continuation<? super T>, Object> body)
       throws InterruptedException {
     return BuildersKt.runBlocking(EmptyCoroutineContext.INSTANCE, body);
@@ -138,6 +155,29 @@ public class KotlinBenchmark {
   @Benchmark
   public String successResilience4j(Policies p, Work work, CpuClock cpu) throws InterruptedException {
     return block((scope, c) -> RetryKt.executeSuspendFunction(p.resilience4j, work.r4jSuccess, c));
+  }
+
+  // ------------------------------------------------------------------ no bridge: suspend code calling suspend code
+
+  /** {@link #successQuell} without {@code runBlocking}: the library's own cost, called from suspend code. */
+  @Benchmark
+  public Object successQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return SuspendKt.executeSuspend(p.quell, work.quellSuccess, CALLER);
+  }
+
+  @Benchmark
+  public Object successResilience4jInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return RetryKt.executeSuspendFunction(p.resilience4j, work.r4jSuccess, CALLER);
+  }
+
+  @Benchmark
+  public Object failOnceQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return SuspendKt.executeSuspend(p.quellFailOnce, work.quellFailOnce, CALLER);
+  }
+
+  @Benchmark
+  public Object failOnceResilience4jInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return RetryKt.executeSuspendFunction(p.resilience4jFailOnce, work.r4jFailOnce, CALLER);
   }
 
   // ------------------------------------------------------------------ fail once, then succeed

@@ -18,6 +18,9 @@ class KotlinBenchmarkTest {
     assertThat(benchmark.successResilience4j(policies, work, cpu)).isEqualTo("ok");
     assertThat(benchmark.successQuellNoTimers(policies, work, cpu)).isEqualTo("ok");
     assertThat(benchmark.successCoreExecuteAsync(policies, work, cpu)).isEqualTo("ok");
+    // without the bridge: the call never suspends (CALLER would throw if it were resumed)
+    assertThat(benchmark.successQuellInCoroutine(policies, work, cpu)).isEqualTo("ok");
+    assertThat(benchmark.successResilience4jInCoroutine(policies, work, cpu)).isEqualTo("ok");
   }
 
   @Test
@@ -25,9 +28,11 @@ class KotlinBenchmarkTest {
     for (int i = 0; i < 100; i++) {
       assertThat(benchmark.failOnceQuell(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.failOnceResilience4j(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.failOnceQuellInCoroutine(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.failOnceResilience4jInCoroutine(policies, work, cpu)).isEqualTo("ok");
     }
     assertThat(policies.quellFailOnce.budget().tokens()).as("every retry funded, every success refunds it")
         .isEqualTo(policies.quellFailOnce.budget().capacity());
-    assertThat(policies.resilience4jFailOnce.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(100);
+    assertThat(policies.resilience4jFailOnce.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(200);
   }
 }

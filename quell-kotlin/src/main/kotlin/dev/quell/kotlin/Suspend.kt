@@ -6,6 +6,7 @@ import dev.quell.Resilience
 import dev.quell.ResilienceContext
 import dev.quell.StopReason
 import dev.quell.internal.DirectStage
+import dev.quell.internal.InPlaceWork
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
@@ -56,6 +57,10 @@ public suspend fun <T> Resilience.executeSuspend(block: suspend (Attempt) -> T):
     executeAsync(call)
   } finally {
     call.endInline()
+  }
+  if (result === InPlaceWork.ANSWERED) {
+    @Suppress("UNCHECKED_CAST") // every attempt answered in place, the last with the call's value
+    return call.answerValue() as T
   }
   if (call.endedWith(result)) {
     @Suppress("UNCHECKED_CAST") // the core hands back the value the block returned
@@ -120,22 +125,33 @@ internal suspend fun <V> CompletableFuture<V>.awaitOrDiscard(policy: Resilience,
 /**
  * One suspend call as the core's [Resilience.AsyncWork]. An attempt the core starts on the caller's
  * thread while the caller is starting the call runs [block] there and then, in the caller's
- * coroutine ([InlineAttempt]); any other is launched on the caller's dispatcher, as a child of the
- * caller's job. Attempts still running when [start] returned are remembered, and [finish] waits for
- * them after the call's end (structured concurrency); a call whose every attempt ended inside
- * [start] keeps no list and needs no wait.
+ * coroutine; any other is launched on the caller's dispatcher, as a child of the caller's job.
+ *
+ * An attempt run there and then has this object as its continuation while it runs, and when it
+ * returns (or throws) without suspending, its answer is handed to the core with no stage at all
+ * ([InPlaceWork]): the next such attempt of the call reuses this object. Its coroutine context, an
+ * [InlineAttempt], is made only if something asks for it (the block reads its context, a
+ * suspension reads it) or if the block suspends; a block that suspends takes this object for the
+ * rest of the call (it resumes it when it ends), and later attempts run there and then get an
+ * [InlineAttempt] of their own as their continuation too.
+ *
+ * Attempts still running when [start] returned are remembered, and [finish] waits for them after
+ * the call's end (structured concurrency); a call whose every attempt ended inside [start] keeps no
+ * list and needs no wait.
  */
 internal class SuspendCall<T>(
   /** The caller's coroutine context: its job is the parent of every attempt, its dispatcher theirs. */
-  caller: CoroutineContext,
+  private val caller: CoroutineContext,
   private val block: suspend (Attempt) -> T,
-) : InlineAttempt<T>(caller), Resilience.AsyncWork<Any>, CoroutineScope {
+) : Continuation<Any?>, Resilience.AsyncWork<Any>, InPlaceWork, CoroutineScope {
   override val coroutineContext: CoroutineContext
     get() = caller
 
   /**
    * The caller's thread while it starts the call. A plain field: only that thread ever finds its
    * own thread here, and it reads its own writes; any other thread sees another thread or null.
+   * (A thread this object was handed to while an attempt ran in place sees the caller's thread: the
+   * hand-over orders it after the write.)
    */
   private var inline: Thread? = null
 
@@ -144,6 +160,18 @@ internal class SuspendCall<T>(
    * under this object's lock, read without it once the call is over (the core starts nothing after).
    */
   @Volatile private var running: ArrayList<Any>? = null
+
+  /**
+   * What the attempt running on this object has made: null while it runs with nothing made (and
+   * before the first); its [InlineAttempt] once something asked for its context or it suspended
+   * (then the attempt keeps this object); an [Early] answer if it resumed this object before its
+   * start saw it suspend; [CLOSED] between attempts that answered in place.
+   */
+  @Volatile private var made: Any? = null
+
+  /** The answer of the attempt that last answered in place: its value, or its failure if [failed]. */
+  private var answer: Any? = null
+  private var failed = false
 
   fun startInline() {
     inline = Thread.currentThread()
@@ -157,36 +185,15 @@ internal class SuspendCall<T>(
   fun endedWith(result: CompletableFuture<*>): Boolean =
     result.isDone && running == null && !result.isCompletedExceptionally
 
+  override fun answerValue(): Any? = if (failed) null else answer
+
+  override fun answerFailure(): Throwable? = if (failed) answer as Throwable else null
+
   @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
   override fun start(attempt: Attempt): CompletionStage<Any> {
     if (inline === Thread.currentThread()) {
-      // the call is its own first attempt (one object per call, not two) unless it has served as
-      // one: then it has ended (it is done) or it is still running (it is in the list)
-      val run = if (isDone || running != null) InlineAttempt<T>(caller) else this
-      run.begin()
-      val answer = try {
-        // called as one suspend function calls another, with [run] as its continuation: the
-        // intrinsic (startCoroutineUninterceptedOrReturn) would wrap a block that is not a compiled
-        // suspend lambda (a function reference, a Java implementation) in a continuation of its own
-        // so that it could be intercepted, one more object per attempt; [run] needs no interception
-        // (it ends the attempt on whatever thread resumes it, as an awaited future's callback does),
-        // and a block's own suspend functions intercept their own continuations. (An explicit cast to
-        // the function type would check its arity through kotlin.jvm.internal.TypeIntrinsics on every
-        // call, a fifth of a success's time; the compiled form of a suspend function type is Function2.)
-        erased<Function2<Attempt, Continuation<T>, Any?>>(block).invoke(attempt, run)
-      } catch (t: Throwable) {
-        run.started(suspended = false)
-        run.ended(null, t) // the core judges it, a CancellationException included
-        return run as CompletionStage<Any>
-      }
-      run.started(suspended = answer === COROUTINE_SUSPENDED)
-      if (answer === COROUTINE_SUSPENDED) {
-        remember(run) // it resumes run when it ends
-      } else {
-        @Suppress("UNCHECKED_CAST") // not the marker: the block's own value
-        run.ended(answer as T, null)
-      }
-      return run as CompletionStage<Any>
+      val m = made
+      return if (m == null || m === CLOSED) startHere(attempt) else startInline(attempt)
     }
     // the core has the attempt's own context current here (deadline at its end, the call's label)
     val quell = QuellContext(ResilienceContext.current())
@@ -201,6 +208,111 @@ internal class SuspendCall<T>(
     remember(job)
     result.attach(job, needsWatch = true)
     return result as CompletionStage<Any>
+  }
+
+  /**
+   * Runs [block] there and then with this object as its continuation (see [InlineAttempt.start] for
+   * how it is called): an answer without suspending goes to the core with no stage.
+   */
+  private fun startHere(attempt: Attempt): CompletionStage<Any> {
+    MADE.lazySet(this, null) // a new attempt: nothing made for it yet
+    val answer = try {
+      erased<Function2<Attempt, Continuation<Any?>, Any?>>(block).invoke(attempt, this)
+    } catch (t: Throwable) {
+      return ended(null, t) // the core judges it, a CancellationException included
+    }
+    return ended(answer, null)
+  }
+
+  /** Runs [block] there and then with an [InlineAttempt] of its own (this object is taken). */
+  @Suppress("UNCHECKED_CAST") // as in start
+  private fun startInline(attempt: Attempt): CompletionStage<Any> {
+    val run = InlineAttempt<T>(caller)
+    if (run.start(block, attempt)) {
+      remember(run) // it resumes run when it ends
+    }
+    return run as CompletionStage<Any>
+  }
+
+  /** The block run on this object returned [value] (perhaps the suspension marker) or threw [failure]. */
+  @Suppress("UNCHECKED_CAST") // the core sees values as objects
+  private fun ended(value: Any?, failure: Throwable?): CompletionStage<Any> {
+    while (true) {
+      val m = made
+      when {
+        m is InlineAttempt<*> -> { // something asked for its context while it ran
+          val attempt = m as InlineAttempt<Any?>
+          if (failure == null && value === COROUTINE_SUSPENDED) {
+            attempt.started(suspended = true) // this object stays its continuation: resumed, it ends the attempt
+            remember(attempt)
+            return attempt as CompletionStage<Any>
+          }
+          attempt.started(suspended = false)
+          attempt.ended(value, failure) // its job (if made) ends with it; nothing else waits on it
+          made = CLOSED
+          return answered(value, failure)
+        }
+        m is Early -> { // suspended, and resumed before this thread saw it: answered all the same
+          made = CLOSED
+          return answered(m.result.getOrNull(), m.result.exceptionOrNull())
+        }
+        failure == null && value === COROUTINE_SUSPENDED -> {
+          val attempt = InlineAttempt<Any?>(caller)
+          attempt.begin(Thread.currentThread())
+          if (MADE.compareAndSet(this, null, attempt)) {
+            attempt.started(suspended = true)
+            remember(attempt)
+            return attempt as CompletionStage<Any>
+          }
+          // asked for, or resumed, meanwhile: look again (this attempt object was never seen)
+        }
+        MADE.compareAndSet(this, null, CLOSED) -> return answered(value, failure) // nothing was made: nor will be
+      }
+    }
+  }
+
+  private fun answered(value: Any?, failure: Throwable?): CompletionStage<Any> {
+    failed = failure != null
+    answer = failure ?: value
+    return InPlaceWork.ANSWERED
+  }
+
+  /**
+   * The context of the attempt running on this object: its [InlineAttempt], made when first asked
+   * (or the caller's, for stray code asking between attempts that answered in place).
+   */
+  override val context: CoroutineContext
+    get() {
+      while (true) {
+        val m = made
+        if (m is InlineAttempt<*>) {
+          return m
+        }
+        if (m != null) {
+          return caller // the attempt is over (CLOSED, or an early answer waiting to be read)
+        }
+        val attempt = InlineAttempt<Any?>(caller)
+        attempt.begin(inline) // its block runs on the caller's thread (see [inline])
+        if (MADE.compareAndSet(this, null, attempt)) {
+          return attempt
+        }
+      }
+    }
+
+  /** The block, having suspended, ends: its attempt hears it (or its start does, if it is not past it). */
+  @Suppress("UNCHECKED_CAST") // the attempt's continuation takes what the block returns
+  override fun resumeWith(result: Result<Any?>) {
+    while (true) {
+      val m = made
+      if (m is InlineAttempt<*>) {
+        (m as InlineAttempt<Any?>).resumeWith(result)
+        return
+      }
+      check(m == null) { "the attempt's continuation was resumed after the attempt ended" }
+      if (MADE.compareAndSet(this, null, Early(result))) {
+        return
+      }
+    }
   }
 
   private fun remember(attempt: Any) {
@@ -241,6 +353,16 @@ internal class SuspendCall<T>(
       }
     }
   }
+
+  /** A block's end that came before its start saw it suspend. */
+  private class Early(@JvmField val result: Result<Any?>)
+
+  private companion object {
+    /** Between attempts that answered in place: nothing was made, and nothing will be. */
+    private val CLOSED = Any()
+    private val MADE: AtomicReferenceFieldUpdater<SuspendCall<*>, Any?> =
+      AtomicReferenceFieldUpdater.newUpdater(SuspendCall::class.java, Any::class.java, "made")
+  }
 }
 
 /** [x] as an [F], unchecked: the caller's JVM checkcast is the only check. */
@@ -270,9 +392,9 @@ private fun <F> erased(x: Any): F = x as F
  * the block has ended, so that a value that still arrives reaches the core, which hands it to the
  * policy's discard hook.
  */
-internal open class InlineAttempt<T>(
+internal class InlineAttempt<T>(
   /** The caller's coroutine context. */
-  @JvmField protected val caller: CoroutineContext,
+  private val caller: CoroutineContext,
 ) : CompletableFuture<T>(), Continuation<T>, CoroutineContext, DirectStage {
   /**
    * The thread starting the block, from [begin] until [started]; then the attempt's [QuellContext]
@@ -293,9 +415,40 @@ internal open class InlineAttempt<T>(
   override val context: CoroutineContext
     get() = this
 
-  /** The block is about to start on this thread. */
-  fun begin() {
-    STARTING.lazySet(this, Thread.currentThread())
+  /** The block is about to start, or is running, on [thread] (null: it is not known, so no one can read its context there). */
+  fun begin(thread: Thread?) {
+    STARTING.lazySet(this, thread)
+  }
+
+  /**
+   * Runs [block] for [attempt] on this thread there and then, with this object as its continuation;
+   * true if it suspended (it resumes this object when it ends), false if it has ended.
+   *
+   * It is called as one suspend function calls another: the intrinsic
+   * (startCoroutineUninterceptedOrReturn) would wrap a block that is not a compiled suspend lambda (a
+   * function reference, a Java implementation) in a continuation of its own so that it could be
+   * intercepted, one more object per attempt; this object needs no interception (it ends the attempt
+   * on whatever thread resumes it, as an awaited future's callback does), and a block's own suspend
+   * functions intercept their own continuations. (An explicit cast to the function type would check
+   * its arity through kotlin.jvm.internal.TypeIntrinsics on every call, a fifth of a success's time;
+   * the compiled form of a suspend function type is Function2.)
+   */
+  fun start(block: suspend (Attempt) -> T, attempt: Attempt): Boolean {
+    begin(Thread.currentThread())
+    val answer = try {
+      erased<Function2<Attempt, Continuation<T>, Any?>>(block).invoke(attempt, this)
+    } catch (t: Throwable) {
+      started(suspended = false)
+      ended(null, t) // the core judges it, a CancellationException included
+      return false
+    }
+    val suspended = answer === COROUTINE_SUSPENDED
+    started(suspended)
+    if (!suspended) {
+      @Suppress("UNCHECKED_CAST") // not the marker: the block's own value
+      ended(answer as T, null)
+    }
+    return suspended
   }
 
   /**
