@@ -60,6 +60,9 @@ public class KotlinBenchmark {
     /** DEFAULT without the attempt timeout and the deadline: no timer per attempt (what the timers cost). */
     final Resilience quellNoTimers = Resilience.DEFAULT.withoutAttemptTimeout().withoutDeadline();
     final Resilience quellFailOnce = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.of(1.0, 1000));
+    /** Fail-once with what Resilience4j's operator does not do taken off: no budget, no deadline, no attempt timeout. */
+    final Resilience quellFailOnceBare = Resilience.DEFAULT.withBackoff(Backoff.NONE).withBudget(RetryBudget.NONE)
+        .withoutAttemptTimeout().withoutDeadline();
     final Retry resilience4j = Retry.ofDefaults("kotlin-success");
     final Retry resilience4jFailOnce = Retry.of("kotlin-fail-once", RetryConfig.custom()
         .maxAttempts(3)
@@ -173,6 +176,12 @@ public class KotlinBenchmark {
   @Benchmark
   public Object failOnceQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
     return SuspendKt.executeSuspend(p.quellFailOnce, work.quellFailOnce, CALLER);
+  }
+
+  /** {@link #failOnceQuellInCoroutine} with no budget, deadline or attempt timeout: what those cost per retry. */
+  @Benchmark
+  public Object failOnceQuellBareInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return SuspendKt.executeSuspend(p.quellFailOnceBare, work.quellFailOnce, CALLER);
   }
 
   @Benchmark

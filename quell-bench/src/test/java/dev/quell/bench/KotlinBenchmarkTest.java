@@ -29,6 +29,7 @@ class KotlinBenchmarkTest {
       assertThat(benchmark.failOnceQuell(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.failOnceResilience4j(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.failOnceQuellInCoroutine(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.failOnceQuellBareInCoroutine(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.failOnceResilience4jInCoroutine(policies, work, cpu)).isEqualTo("ok");
     }
     assertThat(policies.quellFailOnce.budget().tokens()).as("every retry funded, every success refunds it")
