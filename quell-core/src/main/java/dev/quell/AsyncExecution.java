@@ -250,7 +250,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   static Throwable failureOf(CompletionStage<?> origin) {
     Throwable told;
     if (origin instanceof DirectStage) {
-      told = ((DirectStage) origin).failure();
+      told = ((DirectStage) origin).failedWith();
     } else {
       @Nullable Throwable[] handled = new Throwable[1];
       origin.handle((v, f) -> handled[0] = f);

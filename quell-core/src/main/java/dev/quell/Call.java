@@ -303,7 +303,8 @@ class Call {
   }
 
   /** What a call taken over from a fast lane knows of the attempts that lane ran (all ended). */
-  private void resumed(int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure, Verdict verdict) {
+  private void resumed(int attemptsSoFar, @Nullable Object result, @Nullable Throwable failure,
+      @Nullable Verdict verdict) {
     attempts = attemptsSoFar;
     lastResult = result;
     lastFailure = failure;
@@ -344,11 +345,7 @@ class Call {
     Effect batch;
     synchronized (this) {
       budget.callStarted();
-      attempts = attemptsSoFar;
-      lastResult = result;
-      lastFailure = failure;
-      lastHasValue = failure == null;
-      lastVerdict = verdict;
+      resumed(attemptsSoFar, result, failure, verdict);
       phase = RUNNING;
       refusalRetryAfterNanos = gateRetryAfterNanos;
       stop(reason, now, pause);

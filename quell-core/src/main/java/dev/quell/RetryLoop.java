@@ -53,8 +53,8 @@ final class RetryLoop {
       Ambient ambient, long start, long firstEnd, long timeout, AttemptRecord r, @Nullable Object result,
       @Nullable Throwable failure, boolean timedOut, @Nullable Verdict known, CompletableFuture<?> stage) {
     try {
-      return (CompletableFuture<?>) loop(policy, null, work, outcomeStyle, ambient, start, firstEnd, timeout, r,
-          result, failure, timedOut, known, stage);
+      return Objects.requireNonNull((CompletableFuture<?>) loop(policy, null, work, outcomeStyle, ambient, start,
+          firstEnd, timeout, r, result, failure, timedOut, known, stage));
     } catch (Exception e) {
       throw new AssertionError("the asynchronous loop ends every call in a future", e);
     }

@@ -18,6 +18,7 @@ import kotlin.jvm.functions.Function1;
 import kotlin.jvm.functions.Function2;
 import kotlinx.coroutines.BuildersKt;
 import kotlinx.coroutines.CoroutineScope;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -164,7 +165,7 @@ public class KotlinBenchmark {
 
   /** {@link #successQuell} without {@code runBlocking}: the library's own cost, called from suspend code. */
   @Benchmark
-  public Object successQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
+  public @Nullable Object successQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
     return SuspendKt.executeSuspend(p.quell, work.quellSuccess, CALLER);
   }
 
@@ -174,13 +175,13 @@ public class KotlinBenchmark {
   }
 
   @Benchmark
-  public Object failOnceQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
+  public @Nullable Object failOnceQuellInCoroutine(Policies p, Work work, CpuClock cpu) {
     return SuspendKt.executeSuspend(p.quellFailOnce, work.quellFailOnce, CALLER);
   }
 
   /** {@link #failOnceQuellInCoroutine} with no budget, deadline or attempt timeout: what those cost per retry. */
   @Benchmark
-  public Object failOnceQuellBareInCoroutine(Policies p, Work work, CpuClock cpu) {
+  public @Nullable Object failOnceQuellBareInCoroutine(Policies p, Work work, CpuClock cpu) {
     return SuspendKt.executeSuspend(p.quellFailOnceBare, work.quellFailOnce, CALLER);
   }
 

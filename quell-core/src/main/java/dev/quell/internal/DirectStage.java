@@ -29,7 +29,7 @@ public interface DirectStage {
    * completed exceptionally; asked instead of {@code whenDone} for a stage that failed inside
    * {@code start}. The default asks {@code whenDone}; a stage that keeps its failure returns it.
    */
-  default @Nullable Throwable failure() {
+  default @Nullable Throwable failedWith() {
     @Nullable Throwable[] told = new Throwable[1];
     whenDone((value, failure) -> told[0] = failure);
     return told[0];

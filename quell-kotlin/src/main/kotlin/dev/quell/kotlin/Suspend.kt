@@ -370,8 +370,11 @@ internal class SuspendCall<T>(
 private fun <F> erased(x: Any): F = x as F
 
 /**
- * An attempt run on the caller's thread while it starts the call: [SuspendCall.block] started in
- * place, with this object as its completion, its coroutine context and the future the core sees.
+ * An attempt run on the caller's thread while it starts the call: its coroutine context, and the
+ * future the core sees once it suspends. Either the call ([SuspendCall]) is the block's
+ * continuation and makes this object when the block asks for its context or suspends (the call
+ * then hands this object what the block resumes it with), or the call is taken by an earlier
+ * attempt still suspended and this object is the block's continuation itself ([start]).
  *
  * As a context it is the caller's, with a [QuellContext] holding the attempt's own
  * [ResilienceContext] and a job of the attempt's own (a child of the caller's) in place of theirs.
@@ -505,7 +508,7 @@ internal class InlineAttempt<T>(
   }
 
   /** The failure the block ended with (kept, so the driver need not read it from the future). */
-  override fun failure(): Throwable? = endFailure
+  override fun failedWith(): Throwable? = endFailure
 
   /** Suspends until the block has ended, whatever it ended with. */
   suspend fun awaitEnd() {
