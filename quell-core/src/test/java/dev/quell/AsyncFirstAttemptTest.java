@@ -361,6 +361,40 @@ class AsyncFirstAttemptTest {
   }
 
   @Test
+  void aRetryTheBudgetWillNotFundIsRefusedBeforeItsBackoffNotAfter() throws Exception {
+    RetryBudget budget = RetryBudget.of(0.1, 0);
+    while (budget.trySpend()) {
+      // drained
+    }
+    // a minute's backoff inside a two-minute deadline: the call ends at once (after the guarded
+    // pause), not a minute later, as a call does when the core knows the retry will be refused
+    Resilience policy = Resilience.DEFAULT.withName("in-place-refused-before-wait").withBudget(budget)
+        .withBackoff(Backoff.constant(Duration.ofMinutes(1))).withDeadline(Duration.ofMinutes(2));
+    Outcome<String> o = policy.runAsync(a -> CompletableFuture.<String>failedFuture(FAILURE))
+        .get(30, TimeUnit.SECONDS);
+    assertThat(o.stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+    assertThat(o.attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void aRetryThatFailsInsideStartAfterItsTimeoutIsTheRetrysTimeout() throws Exception {
+    Resilience policy = POLICY.withAttempts(2).withAttemptTimeout(Duration.ofMillis(20));
+    AtomicInteger calls = new AtomicInteger();
+    Outcome<String> o = policy.runAsync(a -> {
+      if (calls.incrementAndGet() == 1) {
+        return CompletableFuture.<String>failedFuture(FAILURE);
+      }
+      while (!Thread.currentThread().isInterrupted()) { // the retry's slot times it out and interrupts it
+        LockSupport.parkNanos(100_000);
+      }
+      return CompletableFuture.<String>failedFuture(FAILURE);
+    }).get(10, TimeUnit.SECONDS);
+    assertThat(o.attempts()).isEqualTo(2);
+    assertThat(o.failure()).containsInstanceOf(AttemptTimeoutException.class);
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
+  }
+
+  @Test
   void attemptsRunOutInPlaceWithTheLastFailureUnchanged() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     CompletableFuture<String> value = POLICY.withAttempts(4).executeAsync(a -> {
