@@ -137,8 +137,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       boolean outcomeStyle, Ambient ambient) {
     long left = Decide.remaining(policy.deadlineNanos, 0, 0);
     if (Decide.mayStart(false, left) != null) {
-      return outcomeStyle ? Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome)
-          : Objects.requireNonNull(new AsyncExecution<>(policy, work, false).result); // the core ends it
+      return driven(policy, work, outcomeStyle); // the core ends it
     }
     long timeout = policy.firstAttemptTimeoutNanos;
     long start = outcomeStyle ? System.nanoTime() : 0; // an outcome tells its elapsed time exactly
@@ -153,8 +152,37 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       throw e;
     }
     boolean inPlace = origin == InPlaceWork.ANSWERED;
+    if (inPlace ? answerFailure(work) == null : stage.isDone() && !stage.isCompletedExceptionally()) {
+      Object value = inPlace ? ((InPlaceWork) work).answerValue() : stage.getNow(null); // (this throws nothing)
+      slot.disarm(); // a value is used even if it came at the timeout
+      Verdict verdict = Call.classify(policy.classifier(), value, null);
+      if (verdict.kind() == Verdict.Kind.OK) {
+        // the core's decision for an OK verdict: no gate holds anything of it; credit, measure, stop
+        long end = outcomeStyle ? System.nanoTime() : 0; // (nothing measures a value's time here)
+        Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
+        return answered(policy, work, outcomeStyle, stage, value, verdict, 1, end - start);
+      }
+      return notOk(policy, work, outcomeStyle, ambient, slot, start, timeout, value, null, false, verdict, stage);
+    }
+    return failedOrRunning(policy, work, outcomeStyle, ambient, slot, start, timeout, origin, stage, inPlace);
+  }
+
+  /** A call the core drives from its start: the caller's future. */
+  private static <T> CompletableFuture<?> driven(Resilience policy, Resilience.AsyncWork<T> work,
+      boolean outcomeStyle) {
+    return outcomeStyle ? Objects.requireNonNull(new AsyncExecution<>(policy, work, true).outcome)
+        : Objects.requireNonNull(new AsyncExecution<>(policy, work, false).result);
+  }
+
+  /**
+   * The first attempt in place did not answer with a value: it failed, or its stage is still
+   * running, which a call of its own hears from here, as it hears any attempt it started. (Kept out
+   * of {@link #firstInPlace}, so that its success path stays small enough to inline.)
+   */
+  private static <T> CompletableFuture<?> failedOrRunning(Resilience policy, Resilience.AsyncWork<T> work,
+      boolean outcomeStyle, Ambient ambient, Watchdog.Slot slot, long start, long timeout, CompletionStage<T> origin,
+      CompletableFuture<T> stage, boolean inPlace) {
     if (!inPlace && !stage.isDone()) {
-      // still running: a call of its own hears it from here, as it hears any attempt it started
       slot.disarm();
       if (!outcomeStyle) {
         start = slot.startEstimate(System.nanoTime()); // as the plainest lane: the watchdog's first sighting of it
@@ -165,19 +193,15 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       call.watch(first, stage, origin, false);
       return call.callersFuture();
     }
-    Throwable failure = inPlace ? answerFailure(work) : stage.isCompletedExceptionally() ? failureOf(origin) : null;
-    Object value = failure != null ? null : inPlace ? ((InPlaceWork) work).answerValue() : stage.getNow(null);
-    boolean timedOut = slot.disarm() && failure != null; // a value is used even if it came at the timeout
-    Verdict verdict = null;
-    if (failure == null) {
-      verdict = Call.classify(policy.classifier(), value, null);
-      if (verdict.kind() == Verdict.Kind.OK) {
-        // the core's decision for an OK verdict: no gate holds anything of it; credit, measure, stop
-        long end = outcomeStyle ? System.nanoTime() : 0; // (nothing measures a value's time here)
-        Decide.accounted(policy, policy.budget(), Verdict.Kind.OK, end - start, end);
-        return answered(policy, work, outcomeStyle, stage, value, verdict, 1, end - start);
-      }
-    }
+    Throwable failure = inPlace ? Objects.requireNonNull(answerFailure(work)) : failureOf(origin);
+    boolean timedOut = slot.disarm(); // a failure after the slot timed the attempt out is its timeout
+    return notOk(policy, work, outcomeStyle, ambient, slot, start, timeout, null, failure, timedOut, null, stage);
+  }
+
+  /** The first attempt in place answered, and not OK: the call goes on in place ({@link RetryLoop}). */
+  private static CompletableFuture<?> notOk(Resilience policy, Resilience.AsyncWork<?> work, boolean outcomeStyle,
+      Ambient ambient, Watchdog.Slot slot, long start, long timeout, @Nullable Object value,
+      @Nullable Throwable failure, boolean timedOut, @Nullable Verdict verdict, CompletableFuture<?> stage) {
     long end = System.nanoTime();
     if (!outcomeStyle) {
       start = slot.startEstimate(end);
