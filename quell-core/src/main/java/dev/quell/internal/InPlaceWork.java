@@ -18,7 +18,11 @@ import org.jspecify.annotations.Nullable;
 @Internal
 public interface InPlaceWork {
 
-  /** What {@code start} and {@code executeAsync} return for an answer given in place; never completes. */
+  /**
+   * What {@code start} and {@code executeAsync} return for an answer given in place. Failed from the
+   * start with an {@code IllegalStateException}, so that code that mistakes it for a stage learns
+   * so at once instead of waiting for ever.
+   */
   CompletableFuture<Object> ANSWERED = new Answered();
 
   /** The value of the attempt that last answered in place (when {@link #answerFailure()} is null). */
@@ -27,9 +31,12 @@ public interface InPlaceWork {
   /** The failure of the attempt that last answered in place, or null when it answered with a value. */
   @Nullable Throwable answerFailure();
 
-  /** {@link #ANSWERED}: a marker, which nothing completes, cancels or obtrudes a value on. */
+  /** {@link #ANSWERED}: a marker, which nothing else completes, cancels or obtrudes a value on. */
   final class Answered extends CompletableFuture<Object> {
-    private Answered() {}
+    private Answered() {
+      super.completeExceptionally(new IllegalStateException(
+          "InPlaceWork.ANSWERED is a marker, not a stage: the answer is the work's (answerValue, answerFailure)"));
+    }
 
     @Override
     public boolean complete(@Nullable Object value) {
