@@ -16,10 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * deposits in a striped counter folded in later; Lincheck showed that folding late lets a deposit
  * land after a spend that began after it, escaping the cap, so it was not linearizable.) The floor
  * is credited lazily: whoever advances {@code refilledAt} by CAS credits exactly that interval, so
- * no interval is counted twice. While the bucket is full the floor adds nothing, and its clock is
- * moved up only once the time since is worth a thousandth of a token ({@link #fullStepNanos}): a
- * full bucket read on every call then costs no write per call, and a spend that empties it a little
- * can find at most a thousandth of a token of its full spell credited.
+ * no interval is counted twice.
  */
 final class TokenBucket extends RetryBudget {
   static final long MICROS = 1_000_000L;
@@ -31,8 +28,6 @@ final class TokenBucket extends RetryBudget {
   private final long capacityMicros;
   private final long depositMicros;
   private final double microsPerNano;
-  /** While full: how much time must pass before the floor's clock is moved up (a thousandth of a token's worth). */
-  private final long fullStepNanos;
 
   private final AtomicLong balance;
   private final AtomicLong refilledAt;
@@ -52,7 +47,6 @@ final class TokenBucket extends RetryBudget {
     this.capacityMicros = (long) Math.min(capacityTokens * MICROS, Long.MAX_VALUE / 4.0);
     this.depositMicros = Math.max(1, Math.round(fraction * MICROS));
     this.microsPerNano = minimumPerSecond * MICROS / 1e9;
-    this.fullStepNanos = microsPerNano > 0 ? (long) Math.min(Math.ceil(MICROS / 1000.0 / microsPerNano), 1e18) : 0;
     this.balance = new AtomicLong(capacityMicros);
     this.refilledAt = new AtomicLong(time.nanoTime());
   }
@@ -199,9 +193,7 @@ final class TokenBucket extends RetryBudget {
       if (elapsed > 0) {
         long credit = (long) (elapsed * microsPerNano);
         if (balance.get() >= capacityMicros) {
-          if (elapsed >= fullStepNanos) {
-            refilledAt.compareAndSet(last, now); // full: time passing adds nothing and must not be banked
-          }
+          refilledAt.compareAndSet(last, now); // full: time passing adds nothing and must not be banked
         } else if (credit > 0) {
           // advance only by the time the whole micro-tokens stand for, so fractions are never lost
           long used = Math.min(elapsed, (long) Math.ceil(credit / microsPerNano));
