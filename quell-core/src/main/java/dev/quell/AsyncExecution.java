@@ -152,7 +152,8 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       throw e;
     }
     boolean inPlace = origin == InPlaceWork.ANSWERED;
-    if (inPlace ? answerFailure(work) == null : stage.isDone() && !stage.isCompletedExceptionally()) {
+    boolean done = inPlace || stage.isDone(); // read once: a stage still running may end at any moment
+    if (done && (inPlace ? answerFailure(work) == null : !stage.isCompletedExceptionally())) {
       Object value = inPlace ? ((InPlaceWork) work).answerValue() : stage.getNow(null); // (this throws nothing)
       slot.disarm(); // a value is used even if it came at the timeout
       Verdict verdict = Call.classify(policy.classifier(), value, null);
@@ -164,7 +165,7 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
       }
       return notOk(policy, work, outcomeStyle, ambient, slot, start, timeout, value, null, false, verdict, stage);
     }
-    return failedOrRunning(policy, work, outcomeStyle, ambient, slot, start, timeout, origin, stage, inPlace);
+    return failedOrRunning(policy, work, outcomeStyle, ambient, slot, start, timeout, origin, stage, inPlace, done);
   }
 
   /** A call the core drives from its start: the caller's future. */
@@ -175,14 +176,15 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
   }
 
   /**
-   * The first attempt in place did not answer with a value: it failed, or its stage is still
-   * running, which a call of its own hears from here, as it hears any attempt it started. (Kept out
-   * of {@link #firstInPlace}, so that its success path stays small enough to inline.)
+   * The first attempt in place did not answer with a value: it failed ({@code done}), or its stage
+   * was still running when looked at, and a call of its own hears it from here, as it hears any
+   * attempt it started (whatever it has ended with since). (Kept out of {@link #firstInPlace}, so
+   * that its success path stays small enough to inline.)
    */
   private static <T> CompletableFuture<?> failedOrRunning(Resilience policy, Resilience.AsyncWork<T> work,
       boolean outcomeStyle, Ambient ambient, Watchdog.Slot slot, long start, long timeout, CompletionStage<T> origin,
-      CompletableFuture<T> stage, boolean inPlace) {
-    if (!inPlace && !stage.isDone()) {
+      CompletableFuture<T> stage, boolean inPlace, boolean done) {
+    if (!done) {
       slot.disarm();
       if (!outcomeStyle) {
         start = slot.startEstimate(System.nanoTime()); // as the plainest lane: the watchdog's first sighting of it

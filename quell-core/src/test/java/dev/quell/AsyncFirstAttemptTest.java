@@ -141,6 +141,37 @@ class AsyncFirstAttemptTest {
     assertThat(value.get(10, TimeUnit.SECONDS)).isEqualTo("late");
   }
 
+  /** A stage that is still running when first looked at, and has ended by the time it is looked at again. */
+  private static final class EndsAsLookedAt extends CompletableFuture<String> {
+    private final String value;
+    private boolean looked;
+
+    EndsAsLookedAt(String value) {
+      this.value = value;
+    }
+
+    @Override
+    public boolean isDone() {
+      if (!looked) {
+        looked = true;
+        boolean done = super.isDone();
+        complete(value); // another thread's completion, just after the look
+        return done;
+      }
+      return super.isDone();
+    }
+  }
+
+  @Test
+  void aStageThatEndsJustAfterTheLaneLooksIsHeardWithItsValueNotTakenForAFailure() throws Exception {
+    CompletableFuture<String> value = POLICY.executeAsync(() -> new EndsAsLookedAt("v"));
+    assertThat(value.get(10, TimeUnit.SECONDS)).isEqualTo("v");
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<String> retried = POLICY.executeAsync(a -> calls.incrementAndGet() == 1
+        ? CompletableFuture.failedFuture(FAILURE) : new EndsAsLookedAt("second"));
+    assertThat(retried.get(10, TimeUnit.SECONDS)).isEqualTo("second");
+  }
+
   @Test
   void aFirstAttemptStillRunningThatFailsLaterIsRetried() throws Exception {
     CompletableFuture<String> first = new CompletableFuture<>();
