@@ -129,9 +129,9 @@ internal suspend fun <V> CompletableFuture<V>.awaitOrDiscard(policy: Resilience,
  *
  * An attempt run there and then has this object as its continuation while it runs, and when it
  * returns (or throws) without suspending, its answer is handed to the core with no stage at all
- * ([InPlaceWork]): the next such attempt of the call reuses this object. Its coroutine context, an
- * [InlineAttempt], is made only if something asks for it (the block reads its context, a
- * suspension reads it) or if the block suspends; a block that suspends takes this object for the
+ * ([InPlaceWork]) and with no atomic step: the next such attempt of the call reuses this object.
+ * Its coroutine context, an [InlineAttempt], is made only if the block asks for it (reads its
+ * context, or a suspension reads it) on the caller's thread, or if the block suspends; a block that suspends takes this object for the
  * rest of the call (it resumes it when it ends), and later attempts run there and then get an
  * [InlineAttempt] of their own as their continuation too.
  *
@@ -162,12 +162,21 @@ internal class SuspendCall<T>(
   @Volatile private var running: ArrayList<Any>? = null
 
   /**
-   * What the attempt running on this object has made: null while it runs with nothing made (and
-   * before the first); its [InlineAttempt] once something asked for its context or it suspended
-   * (then the attempt keeps this object); an [Early] answer if it resumed this object before its
-   * start saw it suspend; [CLOSED] between attempts that answered in place.
+   * What the attempt running on this object has made: null while it runs with nothing made, and
+   * between attempts that answered in place; its [InlineAttempt] once the block asked for its
+   * context on the caller's thread, or suspended (then the attempt keeps this object); an [Early]
+   * answer if it resumed this object before its start saw it suspend. Only the caller's thread
+   * makes an [InlineAttempt] while the block runs, so an answer without suspending is read back
+   * with no atomic step; the block's resume, which may come from anywhere, is the one race.
    */
   @Volatile private var made: Any? = null
+
+  /**
+   * True while a block runs on this object, until its start has seen how it ended. Written by the
+   * caller's thread only; another thread reads it only to refuse a resume that comes after the
+   * block answered (a broken contract), so a stale view costs nothing but that diagnosis.
+   */
+  private var runningHere = false
 
   /** The answer of the attempt that last answered in place: its value, or its failure if [failed]. */
   private var answer: Any? = null
@@ -192,8 +201,7 @@ internal class SuspendCall<T>(
   @Suppress("UNCHECKED_CAST") // the core sees values as objects; a null value is the core's null
   override fun start(attempt: Attempt): CompletionStage<Any> {
     if (inline === Thread.currentThread()) {
-      val m = made
-      return if (m == null || m === CLOSED) startHere(attempt) else startInline(attempt)
+      return if (made == null) startHere(attempt) else startInline(attempt)
     }
     // the core has the attempt's own context current here (deadline at its end, the call's label)
     val quell = QuellContext(ResilienceContext.current())
@@ -215,7 +223,7 @@ internal class SuspendCall<T>(
    * how it is called): an answer without suspending goes to the core with no stage.
    */
   private fun startHere(attempt: Attempt): CompletionStage<Any> {
-    MADE.lazySet(this, null) // a new attempt: nothing made for it yet
+    runningHere = true
     val answer = try {
       erased<Function2<Attempt, Continuation<Any?>, Any?>>(block).invoke(attempt, this)
     } catch (t: Throwable) {
@@ -237,36 +245,45 @@ internal class SuspendCall<T>(
   /** The block run on this object returned [value] (perhaps the suspension marker) or threw [failure]. */
   @Suppress("UNCHECKED_CAST") // the core sees values as objects
   private fun ended(value: Any?, failure: Throwable?): CompletionStage<Any> {
+    if (failure != null || value !== COROUTINE_SUSPENDED) {
+      // answered without suspending: only this thread has made anything for it
+      runningHere = false
+      val m = made
+      if (m != null) {
+        if (m is InlineAttempt<*>) { // its context was asked for while it ran
+          val attempt = m as InlineAttempt<Any?>
+          attempt.started(suspended = false)
+          attempt.ended(value, failure) // its job (if made) ends with it; nothing else waits on it
+        } // (an Early: the block resumed this object and answered too, breaking the contract: its answer stands)
+        MADE.lazySet(this, null) // the next attempt starts with nothing made
+      }
+      return answered(value, failure)
+    }
     while (true) {
       val m = made
       when {
-        m is InlineAttempt<*> -> { // something asked for its context while it ran
-          val attempt = m as InlineAttempt<Any?>
-          if (failure == null && value === COROUTINE_SUSPENDED) {
-            attempt.started(suspended = true) // this object stays its continuation: resumed, it ends the attempt
-            remember(attempt)
-            return attempt as CompletionStage<Any>
-          }
-          attempt.started(suspended = false)
-          attempt.ended(value, failure) // its job (if made) ends with it; nothing else waits on it
-          made = CLOSED
-          return answered(value, failure)
+        m is InlineAttempt<*> -> { // its context was asked for while it ran: it is the attempt's stage now
+          runningHere = false
+          (m as InlineAttempt<Any?>).started(suspended = true) // resumed, this object ends the attempt
+          remember(m)
+          return m as CompletionStage<Any>
         }
         m is Early -> { // suspended, and resumed before this thread saw it: answered all the same
-          made = CLOSED
+          runningHere = false
+          MADE.lazySet(this, null)
           return answered(m.result.getOrNull(), m.result.exceptionOrNull())
         }
-        failure == null && value === COROUTINE_SUSPENDED -> {
+        else -> {
           val attempt = InlineAttempt<Any?>(caller)
           attempt.begin(Thread.currentThread())
           if (MADE.compareAndSet(this, null, attempt)) {
+            runningHere = false
             attempt.started(suspended = true)
             remember(attempt)
             return attempt as CompletionStage<Any>
           }
-          // asked for, or resumed, meanwhile: look again (this attempt object was never seen)
+          // resumed meanwhile: look again (this attempt object was never seen)
         }
-        MADE.compareAndSet(this, null, CLOSED) -> return answered(value, failure) // nothing was made: nor will be
       }
     }
   }
@@ -278,8 +295,10 @@ internal class SuspendCall<T>(
   }
 
   /**
-   * The context of the attempt running on this object: its [InlineAttempt], made when first asked
-   * (or the caller's, for stray code asking between attempts that answered in place).
+   * The context of the attempt running on this object: its [InlineAttempt], made when the block
+   * first asks on the caller's thread. Anyone else gets the caller's: another thread (the block's
+   * own thread makes the attempt's context, and a block that hands this object on to be resumed
+   * has it made as it suspends), or stray code asking between attempts.
    */
   override val context: CoroutineContext
     get() {
@@ -288,11 +307,11 @@ internal class SuspendCall<T>(
         if (m is InlineAttempt<*>) {
           return m
         }
-        if (m != null) {
-          return caller // the attempt is over (CLOSED, or an early answer waiting to be read)
+        if (m != null || !runningHere || inline !== Thread.currentThread()) {
+          return caller
         }
         val attempt = InlineAttempt<Any?>(caller)
-        attempt.begin(inline) // its block runs on the caller's thread (see [inline])
+        attempt.begin(Thread.currentThread())
         if (MADE.compareAndSet(this, null, attempt)) {
           return attempt
         }
@@ -308,7 +327,7 @@ internal class SuspendCall<T>(
         (m as InlineAttempt<Any?>).resumeWith(result)
         return
       }
-      check(m == null) { "the attempt's continuation was resumed after the attempt ended" }
+      check(m == null && runningHere) { "the attempt's continuation was resumed after the attempt ended" }
       if (MADE.compareAndSet(this, null, Early(result))) {
         return
       }
@@ -358,8 +377,6 @@ internal class SuspendCall<T>(
   private class Early(@JvmField val result: Result<Any?>)
 
   private companion object {
-    /** Between attempts that answered in place: nothing was made, and nothing will be. */
-    private val CLOSED = Any()
     private val MADE: AtomicReferenceFieldUpdater<SuspendCall<*>, Any?> =
       AtomicReferenceFieldUpdater.newUpdater(SuspendCall::class.java, Any::class.java, "made")
   }

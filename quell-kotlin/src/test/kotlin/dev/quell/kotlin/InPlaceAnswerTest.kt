@@ -119,6 +119,28 @@ class InPlaceAnswerTest {
     assertThat(policy.executeSuspend(::answers)).`as`("later calls are not disturbed").isEqualTo("value 1")
   }
 
+  private val elsewhere = Executors.newSingleThreadExecutor()
+  private val seenElsewhere = AtomicReference<kotlin.coroutines.CoroutineContext>()
+
+  /** Has another thread read its continuation's context while it runs, then answers without suspending. */
+  private suspend fun contextReadElsewhere(attempt: Attempt): String = suspendCoroutineUninterceptedOrReturn { c ->
+    seenElsewhere.set(elsewhere.submit<kotlin.coroutines.CoroutineContext> { c.context }.get(10, TimeUnit.SECONDS))
+    "answered ${attempt.number()}"
+  }
+
+  @Test
+  fun anotherThreadReadingTheContextWhileTheBlockRunsGetsTheCallersAndHoldsNothingUp() = runBlocking<Unit> {
+    try {
+      assertThat(policy.executeSuspend(::contextReadElsewhere)).isEqualTo("answered 1")
+      // only the block's own thread makes the attempt's context; another thread, mid-attempt, gets the
+      // caller's (its job is the caller's job: nothing was made that would wait to be ended)
+      assertThat(seenElsewhere.get()[Job]).isSameAs(coroutineContext[Job])
+      assertThat(policy.executeSuspend(::answers)).`as`("the call's next attempt is not disturbed").isEqualTo("value 1")
+    } finally {
+      elsewhere.shutdown()
+    }
+  }
+
   @Test
   fun manyCallersOnManyThreadsRetryingInPlaceEachEndOnce() = runBlocking<Unit> {
     val budget = RetryBudget.of(1.0, 100.0) // 1,000 tokens: a second charge per call would empty it within the run
