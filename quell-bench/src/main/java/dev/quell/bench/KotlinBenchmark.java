@@ -7,7 +7,10 @@ import dev.quell.RetryBudget;
 import dev.quell.kotlin.SuspendKt;
 import io.github.resilience4j.kotlin.retry.RetryKt;
 import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.kotlin.timelimiter.TimeLimiterKt;
 import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -87,6 +90,17 @@ public class KotlinBenchmark {
     /** {@code suspend () -> String}, for Resilience4j. */
     final Function1<Continuation<? super String>, Object> r4jSuccess = c -> value;
     final Function1<Continuation<? super String>, Object> r4jFailOnce = c -> failOnce();
+
+    /**
+     * Resilience4j's way to give each attempt a timeout, as Quell's {@code DEFAULT} does (10 s):
+     * the attempt under resilience4j-kotlin's {@code TimeLimiter.executeSuspendFunction}.
+     */
+    final TimeLimiter timeLimiter = TimeLimiter.of(TimeLimiterConfig.custom().timeoutDuration(Duration.ofSeconds(10))
+        .build());
+    final Function1<Continuation<? super String>, Object> r4jTimedSuccess =
+        c -> TimeLimiterKt.executeSuspendFunction(timeLimiter, r4jSuccess, c);
+    final Function1<Continuation<? super String>, Object> r4jTimedFailOnce =
+        c -> TimeLimiterKt.executeSuspendFunction(timeLimiter, r4jFailOnce, c);
 
     /** First attempt throws, the retry returns (alternating per invocation). */
     String failOnce() {
@@ -183,6 +197,18 @@ public class KotlinBenchmark {
   @Benchmark
   public @Nullable Object failOnceQuellBareInCoroutine(Policies p, Work work, CpuClock cpu) {
     return SuspendKt.executeSuspend(p.quellFailOnceBare, work.quellFailOnce, CALLER);
+  }
+
+  /** {@link #successResilience4jInCoroutine} with each attempt under a 10 s {@code TimeLimiter}, as Quell's attempts are. */
+  @Benchmark
+  public Object successResilience4jTimedInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return RetryKt.executeSuspendFunction(p.resilience4j, work.r4jTimedSuccess, CALLER);
+  }
+
+  /** {@link #failOnceResilience4jInCoroutine} with each attempt under a 10 s {@code TimeLimiter}. */
+  @Benchmark
+  public Object failOnceResilience4jTimedInCoroutine(Policies p, Work work, CpuClock cpu) {
+    return RetryKt.executeSuspendFunction(p.resilience4jFailOnce, work.r4jTimedFailOnce, CALLER);
   }
 
   @Benchmark

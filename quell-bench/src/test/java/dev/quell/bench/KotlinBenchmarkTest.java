@@ -21,6 +21,7 @@ class KotlinBenchmarkTest {
     // without the bridge: the call never suspends (CALLER would throw if it were resumed)
     assertThat(benchmark.successQuellInCoroutine(policies, work, cpu)).isEqualTo("ok");
     assertThat(benchmark.successResilience4jInCoroutine(policies, work, cpu)).isEqualTo("ok");
+    assertThat(benchmark.successResilience4jTimedInCoroutine(policies, work, cpu)).isEqualTo("ok");
   }
 
   @Test
@@ -31,9 +32,10 @@ class KotlinBenchmarkTest {
       assertThat(benchmark.failOnceQuellInCoroutine(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.failOnceQuellBareInCoroutine(policies, work, cpu)).isEqualTo("ok");
       assertThat(benchmark.failOnceResilience4jInCoroutine(policies, work, cpu)).isEqualTo("ok");
+      assertThat(benchmark.failOnceResilience4jTimedInCoroutine(policies, work, cpu)).isEqualTo("ok");
     }
     assertThat(policies.quellFailOnce.budget().tokens()).as("every retry funded, every success refunds it")
         .isEqualTo(policies.quellFailOnce.budget().capacity());
-    assertThat(policies.resilience4jFailOnce.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(200);
+    assertThat(policies.resilience4jFailOnce.getMetrics().getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(300);
   }
 }
