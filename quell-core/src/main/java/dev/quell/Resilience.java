@@ -244,16 +244,16 @@ public final class Resilience {
     this.fastCoarseTime = !fastEndTime && measuredTiming == null && coarseTime(gates, budgetIndex);
   }
 
-  /**
-   * The timeout of an attempt starting at {@code now}: the configured one, tightened to the measured
-   * ceiling once the window holds enough samples. Long.MAX_VALUE for none.
-   */
   /** The {@link #firstAttempt}: number 1, the whole deadline left, a timeout from the fixed ceiling. */
   private static Attempt firstAttempt(long deadlineNanos, long attemptTimeoutNanos) {
     long left = Decide.remaining(deadlineNanos, 0, 0);
     return new Attempt(1, Decide.attemptTimeout(attemptTimeoutNanos, left), left, false, Criticality.CRITICAL);
   }
 
+  /**
+   * The timeout of an attempt starting at {@code now}: the configured one, tightened to the measured
+   * ceiling once the window holds enough samples. Long.MAX_VALUE for none.
+   */
   long attemptCeilingNanos(long now) {
     LatencyHistogram h = latencies;
     if (measuredTiming == null || h == null) {
