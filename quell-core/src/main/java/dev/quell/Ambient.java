@@ -38,8 +38,10 @@ final class Ambient {
   private Watchdog.@Nullable Slot[] slots = new Watchdog.Slot[2];
   /** Synchronous calls being driven on this thread: the next call's nesting level. */
   private int levels;
-  /** The timed fast lane's attempt record: used by this thread alone, and only while its first attempt runs. */
+  /** The fast lanes' attempt record: used by this thread alone, and only while a lane holds it. */
   private @Nullable AttemptRecord fastRecord;
+  /** A lane holds {@link #fastRecord} (its call's gates are in it). */
+  private boolean fastRecordHeld;
   /** The hedged fast lane of this thread (see {@link SyncExecution.HedgedLane}). */
   private SyncExecution.@Nullable HedgedLane hedgedLane;
 
@@ -91,15 +93,28 @@ final class Ambient {
   }
 
   /**
-   * The timed fast lane's record for the gates. Reached by no other thread: the gates it is handed
-   * to keep nothing of it, and a first attempt that fails is copied into a call of its own.
+   * The fast lanes' record for the gates, held until {@link #releaseFastRecord}. Reached by no
+   * other thread: the gates it is handed to keep nothing of it, and a call that takes over copies
+   * what it needs. A lane holds it while user code can still run on this thread (a classifier, a
+   * backoff, the discard hook), so a call that code makes here gets a record of its own instead:
+   * reusing this one would lose the holding call's permits.
    */
-  AttemptRecord fastRecord() {
+  AttemptRecord holdFastRecord() {
     AttemptRecord r = fastRecord;
     if (r == null) {
       r = fastRecord = new AttemptRecord();
+    } else if (fastRecordHeld) {
+      return new AttemptRecord(); // a call made from inside a lane's call: rare, and its own
     }
+    fastRecordHeld = true;
     return r;
+  }
+
+  /** The lane that held {@code r} ({@link #holdFastRecord}) is done with it. */
+  void releaseFastRecord(AttemptRecord r) {
+    if (r == fastRecord) {
+      fastRecordHeld = false;
+    }
   }
 
   /** This thread's hedged fast lane. */

@@ -208,10 +208,15 @@ final class AsyncExecution<T> extends Call implements Call.Driver, AttemptRecord
     if (!outcomeStyle) {
       start = slot.startEstimate(end);
     }
-    AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
-    r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
-    return RetryLoop.async(policy, work, outcomeStyle, ambient, start, end, timeout, r, value, failure, timedOut,
-        verdict, stage);
+    AttemptRecord r = ambient.holdFastRecord();
+    try {
+      r.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
+      r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
+      return RetryLoop.async(policy, work, outcomeStyle, ambient, start, end, timeout, r, value, failure, timedOut,
+          verdict, stage);
+    } finally {
+      ambient.releaseFastRecord(r);
+    }
   }
 
   /**

@@ -30,8 +30,10 @@ import org.jspecify.annotations.Nullable;
  * but a value ({@link Call#resumeStopped}: the caller's future is then the call's own, completed as
  * any call's is).
  *
- * <p>{@code r} is this thread's fast record, holding the first attempt's gates; the gates keep
- * nothing of it, so each retry reuses it, and a call that takes over copies what it needs.
+ * <p>{@code r} is this thread's fast record, held by the lane that calls ({@link Ambient#holdFastRecord}),
+ * with the first attempt's gates in it; the gates keep nothing of it, so each retry reuses it, and
+ * a call that takes over copies what it needs. User code the loop runs between attempts (the
+ * classifier, the backoff, the discard hook) finds it held: a call it makes gets a record of its own.
  */
 final class RetryLoop {
   private RetryLoop() {}
@@ -55,8 +57,10 @@ final class RetryLoop {
     try {
       return Objects.requireNonNull((CompletableFuture<?>) loop(policy, null, work, outcomeStyle, ambient, start,
           firstEnd, timeout, r, result, failure, timedOut, known, stage));
+    } catch (RuntimeException e) {
+      throw e;
     } catch (Exception e) {
-      throw new AssertionError("the asynchronous loop ends every call in a future", e);
+      throw new AssertionError("the asynchronous loop throws no checked exception", e);
     }
   }
 

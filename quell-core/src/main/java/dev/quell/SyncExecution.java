@@ -198,12 +198,7 @@ final class SyncExecution implements Call.Driver {
           return result;
         }
       }
-      long end = System.nanoTime();
-      long start = slot.startEstimate(end);
-      AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
-      r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
-      return RetryLoop.sync(policy, callable, ambient, start, end, policy.firstAttemptTimeoutNanos, r,
-          result, failure, timedOut, verdict);
+      return retryInPlace(policy, callable, ambient, slot, result, failure, timedOut, verdict);
     }
     if (callable != null && ambient.depth() == 0 && !ambient.inFastAttempt() && !Draining.isDraining()) {
       if (policy.timedFastPath) {
@@ -214,6 +209,23 @@ final class SyncExecution implements Call.Driver {
       }
     }
     return driven(policy, callable, work, ambient);
+  }
+
+  /** The plainest lane's first attempt was not OK: the call goes on in place ({@link RetryLoop}). */
+  private static <T> @Nullable T retryInPlace(Resilience policy, Callable<T> callable, Ambient ambient,
+      Watchdog.Slot slot, @Nullable T result, @Nullable Throwable failure, boolean timedOut, @Nullable Verdict verdict)
+      throws Exception {
+    long end = System.nanoTime();
+    long start = slot.startEstimate(end);
+    AttemptRecord r = ambient.holdFastRecord();
+    try {
+      r.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, 0);
+      r.admitted = policy.gates.length; // (no gate holds anything of a first attempt here)
+      return RetryLoop.sync(policy, callable, ambient, start, end, policy.firstAttemptTimeoutNanos, r,
+          result, failure, timedOut, verdict);
+    } finally {
+      ambient.releaseFastRecord(r);
+    }
   }
 
   /** A call the core drives (kept out of {@link #execute}, so that it stays small enough to inline). */
@@ -240,6 +252,17 @@ final class SyncExecution implements Call.Driver {
    * first attempt. (Gates that can make an attempt wait are left to the core.)
    */
   private static <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient) throws Exception {
+    AttemptRecord held = ambient.holdFastRecord();
+    try {
+      return timedFast(policy, callable, ambient, held);
+    } finally {
+      ambient.releaseFastRecord(held);
+    }
+  }
+
+  /** {@link #timedFast}, with the record the lane holds. */
+  private static <T> @Nullable T timedFast(Resilience policy, Callable<T> callable, Ambient ambient,
+      AttemptRecord held) throws Exception {
     // when every gate decides alike on the watchdog's last sighting of the clock (a steady closed
     // breaker with a window of seconds, a concurrency limit), a success reads no clock at all
     CallObserver[] observers = policy.observers;
@@ -247,8 +270,7 @@ final class SyncExecution implements Call.Driver {
     boolean coarse = policy.fastCoarseTime && !observed;
     long start = coarse ? Watchdog.INSTANCE.sighting() : System.nanoTime();
     long timeout = Math.min(policy.attemptCeilingNanos(start), policy.deadlineNanos);
-    AttemptRecord r = ambient.fastRecord().reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start,
-        policy.markSlots);
+    AttemptRecord r = held.reset(1, AttemptRecord.FIRST, Criticality.CRITICAL, start, policy.markSlots);
     r.timeoutNanos = policy.deadlineNanos; // what the gates may use: the time left before the deadline
     r.coarseNow = coarse;
     Gate[] gates = policy.gates;

@@ -453,6 +453,68 @@ class AsyncFirstAttemptTest {
   }
 
   @Test
+  void aDiscardHookThatMakesACallOnTheSameThreadLeavesTheCallInPlaceIntact() throws Exception {
+    // the hook runs inside the in-place loop, on the thread whose per-thread fast record holds the
+    // call's gates: a call it makes itself must not take a fast lane that would reuse that record
+    for (boolean async : new boolean[] {false, true}) {
+      RetryBudget budget = new TokenBucket("discard-nested", 1.0, 0, 1_000, TimeSource.system());
+      java.util.concurrent.atomic.AtomicReference<Resilience> self = new java.util.concurrent.atomic.AtomicReference<>();
+      List<String> nested = new CopyOnWriteArrayList<>();
+      Resilience policy = Resilience.DEFAULT.withName("discard-nested").withBackoff(Backoff.NONE).withBudget(budget)
+          .withClassifier((result, failure) -> result instanceof String && ((String) result).startsWith("retry me")
+              ? Verdict.TRANSIENT : Classifier.DEFAULT.classify(result, failure))
+          .withDiscard(v -> {
+            AtomicInteger inner = new AtomicInteger();
+            try {
+              nested.add(self.get().execute(() -> {
+                if (inner.incrementAndGet() == 1) {
+                  throw FAILURE;
+                }
+                return "nested";
+              }));
+            } catch (Exception e) {
+              nested.add("failed: " + e);
+            }
+          });
+      self.set(policy);
+      AtomicInteger calls = new AtomicInteger();
+      String value = async
+          ? policy.<String>executeAsync(a -> CompletableFuture.completedFuture(
+              calls.incrementAndGet() == 1 ? "retry me" : "outer")).get(10, TimeUnit.SECONDS)
+          : policy.execute(() -> calls.incrementAndGet() == 1 ? "retry me" : "outer");
+      assertThat(value).as("async %s", async).isEqualTo("outer");
+      assertThat(nested).as("async %s", async).containsExactly("nested");
+      assertThat(budget.tokens()).as("async %s: each retry charged once, each success credited once", async)
+          .isEqualTo(budget.capacity());
+    }
+  }
+
+  @Test
+  void aDiscardHookThatMakesACallOnTheSameThreadLeavesTheTimedLanesPermitsToTheCall() throws Exception {
+    // the synchronous timed lane (a concurrency limit, nothing observing) retries in the same loop,
+    // its permits in the thread's fast record: the hook's own call must not reuse that record
+    Limiter limit = Limiter.concurrency(4);
+    java.util.concurrent.atomic.AtomicReference<Resilience> self = new java.util.concurrent.atomic.AtomicReference<>();
+    List<String> nested = new CopyOnWriteArrayList<>();
+    Resilience policy = Resilience.DEFAULT.withName("discard-nested-timed").withBackoff(Backoff.NONE)
+        .withLimiter(limit)
+        .withClassifier((result, failure) -> result instanceof String && ((String) result).startsWith("retry me")
+            ? Verdict.TRANSIENT : Classifier.DEFAULT.classify(result, failure))
+        .withDiscard(v -> {
+          try {
+            nested.add(self.get().execute(() -> "nested"));
+          } catch (Exception e) {
+            nested.add("failed: " + e);
+          }
+        });
+    self.set(policy);
+    AtomicInteger calls = new AtomicInteger();
+    assertThat(policy.execute(() -> calls.incrementAndGet() == 1 ? "retry me" : "outer")).isEqualTo("outer");
+    assertThat(nested).containsExactly("nested");
+    assertThat(((ConcurrencyLimiter) limit).inFlight()).as("every permit given back").isZero();
+  }
+
+  @Test
   void aCancellationAnsweredByARetryEndsTheCallCancelled() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     Outcome<String> o = POLICY.runAsync(a -> calls.incrementAndGet() == 1
