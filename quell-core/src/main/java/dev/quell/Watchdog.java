@@ -215,9 +215,10 @@ final class Watchdog {
    * One pass over {@code active} at {@code now} (on System.nanoTime): sights attempts armed since
    * the last pass, runs hedge tasks that have fallen due, interrupts attempts past their timeout
    * (or the drain's cut-off) unless their owner is already interrupted, and forgets idle slots
-   * whose owner has died. Returns how long to park before the next pass: a tick while anything is
-   * armed or was lately, {@link #IDLE_PARK_NANOS} (and the watchdog marked idle) once nothing has
-   * been armed for {@link #IDLE_AFTER_NANOS}. Watchdog thread only.
+   * whose owner has died (and frees its place in {@link Ambient}'s cache). Returns how long to park
+   * before the next pass: a tick while anything is armed or was lately, {@link #IDLE_PARK_NANOS}
+   * (and the watchdog marked idle) once nothing has been armed for {@link #IDLE_AFTER_NANOS}.
+   * Watchdog thread only.
    */
   long scan(List<Slot> active, long now) {
     sighting = now;
@@ -230,6 +231,7 @@ final class Watchdog {
         if (!slot.owner.isAlive()) {
           active.set(i, active.get(active.size() - 1));
           active.remove(active.size() - 1);
+          Ambient.forget(slot.owner); // its place in the threads' cache is free again
         }
         continue;
       }
