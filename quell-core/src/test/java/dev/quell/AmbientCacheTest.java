@@ -6,13 +6,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * The cache in front of the per-thread state ({@link Ambient#get}): a thread always gets its own
- * state, the same object the {@code ThreadLocal} holds, whether its place in the cache is free,
- * its own, or another live thread's; and a dead thread's place is freed by the watchdog's pass.
+ * The cache in front of the per-thread state ({@link Ambient#get}): a watched thread is cached in
+ * its own place, or takes it once it is freed; a thread always gets its own state, the same object
+ * the {@code ThreadLocal} holds, whether its place in the cache is free, its own, or another live
+ * thread's; and a dead thread's place is freed by the watchdog's pass.
  */
 class AmbientCacheTest {
 
@@ -29,25 +31,87 @@ class AmbientCacheTest {
     a.armFast(Long.MAX_VALUE, false).disarm();
   }
 
+  /** A thread (not started) whose place in the cache is free, and not {@code otherThan}'s place. */
+  private static Thread withFreePlace(Runnable body, int otherThan) {
+    for (int tries = 0; tries < 4096; tries++) {
+      Thread t = new Thread(body);
+      if (Ambient.cachedAt(t) == null && (t.getId() & 1023) != otherThan) {
+        return t;
+      } // else a place some live thread of this JVM holds: take the next id
+    }
+    throw new AssertionError("no free place in the cache after 4,096 thread ids");
+  }
+
   @Test
-  void aThreadGetsItsOwnStateBeforeAndAfterItIsCached() throws Exception {
+  void aThreadTakesItsOwnPlaceOnceItIsWatched() throws Exception {
+    // two threads alive at once, in two free places: each is cached in its own
+    CountDownLatch bothArmed = new CountDownLatch(2);
     AtomicReference<Throwable> failed = new AtomicReference<>();
-    Thread t = new Thread(() -> {
-      try {
-        Ambient before = Ambient.get();
-        assertThat(before).isSameAs(Ambient.uncached());
-        armOnce();
-        Ambient after = Ambient.get();
-        assertThat(after).isSameAs(before);
-        if (Ambient.cachedAt(Thread.currentThread()) == before) {
-          assertThat(Ambient.get()).as("found through the cache").isSameAs(before);
+    List<Thread> threads = new ArrayList<>();
+    for (int n = 0; n < 2; n++) {
+      Runnable body = () -> {
+        try {
+          Thread me = Thread.currentThread();
+          Ambient mine = Ambient.get();
+          assertThat(mine).isSameAs(Ambient.uncached());
+          assertThat(Ambient.cachedAt(me)).as("no slot yet: not cached").isNull();
+          mine.armFast(Long.MAX_VALUE, false).disarm(); // its first fast attempt: it gets a watched slot
+          assertThat(Ambient.cachedAt(me)).as("cached as its slot is made").isSameAs(mine);
+          bothArmed.countDown();
+          bothArmed.await();
+          assertThat(Ambient.cachedAt(me)).as("still its own with the other cached").isSameAs(mine);
+          assertThat(Ambient.get()).isSameAs(mine);
+        } catch (Throwable e) {
+          failed.compareAndSet(null, e);
+          bothArmed.countDown();
         }
+      };
+      threads.add(withFreePlace(body, n == 0 ? -1 : (int) (threads.get(0).getId() & 1023)));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join(TimeUnit.MINUTES.toMillis(1));
+    }
+    assertThat(failed.get()).isNull();
+  }
+
+  @Test
+  void aWatchedThreadTakesItsPlaceWhenItIsFreedLater() throws Exception {
+    CountDownLatch armed = new CountDownLatch(1);
+    CountDownLatch freed = new CountDownLatch(1);
+    AtomicReference<Ambient> mine = new AtomicReference<>();
+    AtomicReference<Ambient> cachedWhileTaken = new AtomicReference<>();
+    AtomicReference<Ambient> cachedAfterGet = new AtomicReference<>();
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    Thread t = withFreePlace(() -> {
+      try {
+        mine.set(Ambient.get());
+        mine.get().armFast(Long.MAX_VALUE, false).disarm(); // the place is taken: not cached
+        cachedWhileTaken.set(Ambient.cachedAt(Thread.currentThread()));
+        armed.countDown();
+        freed.await();
+        assertThat(Ambient.get()).isSameAs(mine.get()); // a miss: it takes the place now free
+        cachedAfterGet.set(Ambient.cachedAt(Thread.currentThread()));
       } catch (Throwable e) {
         failed.set(e);
+      } finally {
+        armed.countDown();
       }
-    });
-    onThread(t);
+    }, -1);
+    Thread holder = new Thread(() -> { }); // never started: to the cache, a thread that will die
+    while ((holder.getId() & 1023) != (t.getId() & 1023)) {
+      holder = new Thread(() -> { });
+    }
+    Ambient held = new Ambient(holder);
+    Ambient.offer(held, holder);
+    t.start();
+    armed.await(1, TimeUnit.MINUTES);
+    Ambient.forget(holder);
+    freed.countDown();
+    t.join(TimeUnit.MINUTES.toMillis(1));
     assertThat(failed.get()).isNull();
+    assertThat(cachedWhileTaken.get()).isSameAs(held);
+    assertThat(cachedAfterGet.get()).isSameAs(mine.get());
   }
 
   @Test
@@ -146,5 +210,40 @@ class AmbientCacheTest {
     assertThat(Ambient.cachedAt(one)).isSameAs(held);
     Ambient.forget(one);
     assertThat(Ambient.cachedAt(one)).isNull();
+  }
+
+  @Test
+  void threadsThatComeAndGoEachSeeOnlyTheirOwnState() throws Exception {
+    // pool churn: places are taken, freed by the real watchdog as threads die, and taken again
+    int total = 600;
+    AtomicInteger done = new AtomicInteger();
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    for (int wave = 0; wave < total / 8; wave++) {
+      List<Thread> threads = new ArrayList<>();
+      for (int n = 0; n < 8; n++) {
+        threads.add(new Thread(() -> {
+          try {
+            for (int i = 0; i < 50; i++) {
+              Ambient mine = Ambient.get();
+              assertThat(mine).isSameAs(Ambient.uncached());
+              mine.armFast(Long.MAX_VALUE, false).disarm();
+              Ambient.Frame frame = mine.push();
+              assertThat(Ambient.get()).isSameAs(mine);
+              assertThat(Ambient.get().depth()).isEqualTo(1);
+              mine.pop(frame);
+            }
+            done.incrementAndGet();
+          } catch (Throwable e) {
+            failed.compareAndSet(null, e);
+          }
+        }));
+      }
+      threads.forEach(Thread::start);
+      for (Thread t : threads) {
+        t.join(TimeUnit.MINUTES.toMillis(1));
+      }
+    }
+    assertThat(failed.get()).isNull();
+    assertThat(done.get()).isEqualTo(total);
   }
 }
