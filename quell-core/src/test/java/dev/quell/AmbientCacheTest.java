@@ -2,13 +2,17 @@ package dev.quell;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 /**
  * The cache in front of the per-thread state ({@link Ambient#get}): a watched thread is cached in
@@ -215,13 +219,32 @@ class AmbientCacheTest {
   @Test
   void threadsThatComeAndGoEachSeeOnlyTheirOwnState() throws Exception {
     // pool churn: places are taken, freed by the real watchdog as threads die, and taken again
+    comeAndGo(Thread::new);
+  }
+
+  @Test
+  @EnabledForJreRange(min = JRE.JAVA_21)
+  void virtualThreadsThatComeAndGoEachSeeOnlyTheirOwnState() throws Exception {
+    // each virtual thread has an id (and a place) of its own, and runs on a carrier that has its own
+    Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+    Method make = Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class);
+    comeAndGo(body -> {
+      try {
+        return (Thread) make.invoke(builder, body);
+      } catch (ReflectiveOperationException e) {
+        throw new AssertionError(e);
+      }
+    });
+  }
+
+  private static void comeAndGo(Function<Runnable, Thread> threadOf) throws Exception {
     int total = 600;
     AtomicInteger done = new AtomicInteger();
     AtomicReference<Throwable> failed = new AtomicReference<>();
     for (int wave = 0; wave < total / 8; wave++) {
       List<Thread> threads = new ArrayList<>();
       for (int n = 0; n < 8; n++) {
-        threads.add(new Thread(() -> {
+        threads.add(threadOf.apply(() -> {
           try {
             for (int i = 0; i < 50; i++) {
               Ambient mine = Ambient.get();
